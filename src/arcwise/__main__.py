@@ -1,0 +1,3 @@
+from arcwise.cli.main import main
+
+main()

@@ -1,0 +1,1 @@
+"""The `arcwise` command line: one module per command group."""

@@ -1,0 +1,18 @@
+"""Errors a user can cause, reported as one line (the CLI exits with code 2)."""
+
+from __future__ import annotations
+
+
+class ArcwiseError(Exception):
+    """An error in the user's input or options; `str()` is the whole message."""
+
+
+class InputError(ArcwiseError):
+    """Malformed input at a known place: prints as ``FILE:LINE: what is wrong``."""
+
+    def __init__(self, path: str, line: int | None, message: str):
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")

@@ -1,0 +1,1 @@
+"""Evaluation: attachment scores and significance tests."""

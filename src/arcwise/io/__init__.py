@@ -1,0 +1,1 @@
+"""Reading and writing treebanks (CoNLL-U, CoNLL-X), atomically."""

@@ -1,0 +1,1 @@
+"""Static and dynamic oracles, one module per transition system."""

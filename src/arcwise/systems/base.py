@@ -1,0 +1,260 @@
+"""The steppable Python face of a transition system and its oracle.
+
+Every system is written once, as numba kernels over the flat state array of
+`arcwise.systems.state` (a `SystemKernels`); every oracle likewise (an
+`OracleKernels`).  `TransitionSystem` wraps the two for researchers who want
+to step through configurations by hand; the trainer and parser call the same
+kernels directly, so there is one implementation of each transition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from arcwise.systems import state as st
+
+
+@dataclass(frozen=True)
+class SystemKernels:
+    """What a transition-system module provides (via its ``make(options)``).
+
+    initial(n) -> state array; is_terminal(state) -> bool;
+    legal(state, mask) fills a bool mask over *all* action ids;
+    apply(state, action, label) edits state in place (label -1 = unlabeled).
+    """
+
+    name: str
+    actions: tuple[str, ...]  # every action id of the kernel, in id order
+    labeled: tuple[bool, ...]  # does action id take a label (an arc transition)?
+    enabled: tuple[int, ...]  # the action ids this variant uses
+    initial: Callable[[int], np.ndarray]
+    is_terminal: Callable[[np.ndarray], bool]
+    legal: Callable[[np.ndarray, np.ndarray], None]
+    apply: Callable[[np.ndarray, int, int], None]
+    describe: Callable[[np.ndarray], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class OracleKernels:
+    """What an oracle module provides (via its ``make(system_kernels, **options)``).
+
+    prepare(gold) turns a gold head array (int32, n+1, gold[0] == -1) into the
+    per-sentence tuple of arrays the kernels read, computed once per sentence.
+    static(state, prepared) -> action id.
+    loss(state, prepared, bound) -> int: minimum Hamming loss reachable (or its
+    bound).  costs(state, prepared, bound, out) writes loss(apply(c, a)) -
+    loss(c) into out[a] for every legal a (None: computed generically).
+    bound is an index into `bounds` (0 when the oracle has no bounds).
+    """
+
+    prepare: Callable[[np.ndarray], tuple]
+    static: Callable[..., int]
+    loss: Callable[..., int]
+    can_build: Callable[[np.ndarray], bool]
+    costs: Callable[..., None] | None = None
+    bounds: tuple[str, ...] = ()
+    exact: bool = True  # does `loss` equal the exhaustive minimum (no bound argument)?
+
+
+class Configuration:
+    """An immutable configuration; equal states compare and hash equal."""
+
+    __slots__ = ("_state", "_key", "system")
+
+    def __init__(self, state: np.ndarray, system: TransitionSystem):
+        state = np.array(state, dtype=np.int32, copy=True)
+        state.setflags(write=False)
+        self._state = state
+        self._key = state.tobytes()
+        self.system = system
+
+    @property
+    def state(self) -> np.ndarray:
+        """The read-only state array (see `arcwise.systems.state`)."""
+        return self._state
+
+    @property
+    def n(self) -> int:
+        return int(self._state[st.N])
+
+    @property
+    def stack(self) -> tuple[int, ...]:
+        return tuple(int(w) for w in st.region(self._state, st.STACK)[: self._state[st.STACK_LEN]])
+
+    @property
+    def buffer(self) -> tuple[int, ...]:
+        length = self._state[st.BUFFER_LEN]
+        return tuple(int(w) for w in st.region(self._state, st.BUFFER)[:length][::-1])
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Configuration)
+            and other.system.name == self.system.name
+            and other._key == self._key
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.system.name, self._key))
+
+    def __repr__(self) -> str:
+        describe = self.system.kernels.describe
+        fields = describe(self._state) if describe else {"stack": self.stack, "buffer": self.buffer}
+        heads = self.system.heads(self)
+        arcs = [f"{h}->{d}" for d, h in enumerate(heads) if h >= 0]
+        shown = ", ".join(f"{k}={v}" for k, v in fields.items())
+        return f"<{self.system.name} {shown}, arcs={{{' '.join(arcs)}}}>"
+
+
+def _as_gold(gold: Sequence[int] | np.ndarray) -> np.ndarray:
+    gold = np.asarray(gold, dtype=np.int32)
+    if gold.ndim != 1 or len(gold) < 1 or gold[0] != -1:
+        raise ValueError("gold must be a list of n+1 heads with gold[0] == -1")
+    return gold
+
+
+class TransitionSystem:
+    """A transition system with its oracle, steppable by hand.
+
+    >>> ts = get("covington-nm"); c = ts.initial(3)
+    >>> c = ts.apply(c, "shift"); ts.legal(c)
+    """
+
+    def __init__(self, name: str, kernels: SystemKernels, oracle: OracleKernels | None):
+        self.name = name
+        self.kernels = kernels
+        self.oracle = oracle
+        self.actions: tuple[str, ...] = tuple(kernels.actions[a] for a in kernels.enabled)
+        self._ids = {kernels.actions[a]: a for a in kernels.enabled}
+        self._prepared = lru_cache(maxsize=64)(self._prepare)
+
+    def __repr__(self) -> str:
+        return f"TransitionSystem({self.name!r}, actions={self.actions})"
+
+    # --- the system ------------------------------------------------------
+
+    def initial(self, n: int) -> Configuration:
+        """Initial configuration of a sentence of words 1..n (0 is the root)."""
+        if n < 0:
+            raise ValueError("n must be >= 0")
+        return Configuration(self.kernels.initial(n), self)
+
+    def is_terminal(self, c: Configuration) -> bool:
+        return bool(self.kernels.is_terminal(c.state))
+
+    def _legal_ids(self, state: np.ndarray) -> list[int]:
+        mask = np.zeros(len(self.kernels.actions), dtype=np.bool_)
+        if not self.kernels.is_terminal(state):
+            self.kernels.legal(state, mask)
+        return [a for a in self.kernels.enabled if mask[a]]
+
+    def legal(self, c: Configuration) -> list[str]:
+        """Names of the actions allowed in c (empty in a terminal configuration)."""
+        return [self.kernels.actions[a] for a in self._legal_ids(c.state)]
+
+    def action_id(self, action: str) -> int:
+        try:
+            return self._ids[action]
+        except KeyError:
+            raise ValueError(f"{self.name} has no action {action!r}; it has {self.actions}") from None
+
+    def apply(self, c: Configuration, action: str, label: int = -1) -> Configuration:
+        """The configuration after `action`; c itself is unchanged."""
+        a = self.action_id(action)
+        if a not in self._legal_ids(c.state):
+            raise ValueError(f"{action!r} is not legal in {c!r}")
+        state = c.state.copy()
+        self.kernels.apply(state, a, label)
+        return Configuration(state, self)
+
+    def heads(self, c: Configuration) -> list[int]:
+        """Heads of words 0..n: heads[0] == -1, -1 = no head yet."""
+        return [int(h) for h in st.region(c.state, st.HEADS)]
+
+    # --- the oracle ------------------------------------------------------
+
+    def _need_oracle(self) -> OracleKernels:
+        if self.oracle is None:
+            raise NotImplementedError(f"{self.name} has no oracle yet")
+        return self.oracle
+
+    def _prepare(self, gold_key: bytes) -> tuple:
+        return self._need_oracle().prepare(np.frombuffer(gold_key, dtype=np.int32).copy())
+
+    def _gold(self, c: Configuration | None, gold) -> tuple:
+        gold = _as_gold(gold)
+        if c is not None and len(gold) != c.n + 1:
+            raise ValueError(f"gold has {len(gold) - 1} words, the configuration {c.n}")
+        return self._prepared(gold.tobytes())
+
+    def _bound(self, bound: str | None) -> int:
+        bounds = self._need_oracle().bounds
+        if bound is None:
+            return 0
+        if bound not in bounds:
+            raise ValueError(f"{self.name} takes bound in {bounds or '(none)'}, not {bound!r}")
+        return bounds.index(bound)
+
+    def can_build(self, gold) -> bool:
+        """Can this system derive the gold tree at all?"""
+        return bool(self._need_oracle().can_build(_as_gold(gold)))
+
+    def static_oracle(self, c: Configuration, gold) -> str:
+        """The action the static oracle takes in c towards the gold tree."""
+        a = self._need_oracle().static(c.state, self._gold(c, gold))
+        return self.kernels.actions[a]
+
+    def loss(self, c: Configuration, gold, bound: str | None = None) -> int:
+        """Minimum Hamming loss (headless words attached to 0) reachable from c.
+
+        Systems with approximate oracles return their estimate; covington-nm
+        takes bound="lower" | "pc-upper" | "upper".
+        """
+        oracle = self._need_oracle()
+        return int(oracle.loss(c.state, self._gold(c, gold), self._bound(bound)))
+
+    def costs(self, c: Configuration, gold, bound: str | None = None) -> dict[str, int]:
+        """{legal action: loss(apply(c, a)) - loss(c)}."""
+        oracle = self._need_oracle()
+        prepared = self._gold(c, gold)
+        b = self._bound(bound)
+        legal = self._legal_ids(c.state)
+        if oracle.costs is not None:
+            out = np.zeros(len(self.kernels.actions), dtype=np.int64)
+            oracle.costs(c.state, prepared, b, out)
+            return {self.kernels.actions[a]: int(out[a]) for a in legal}
+        base = int(oracle.loss(c.state, prepared, b))
+        result = {}
+        for a in legal:
+            state = c.state.copy()
+            self.kernels.apply(state, a, -1)
+            result[self.kernels.actions[a]] = int(oracle.loss(state, prepared, b)) - base
+        return result
+
+
+@dataclass
+class Registry:
+    """Systems by name; ``name+ext+ext`` selects a variant of a base system."""
+
+    entries: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def names(self) -> list[str]:
+        return sorted(self.entries)
+
+    def get(self, name: str, **oracle_options: Any) -> TransitionSystem:
+        import importlib
+        import importlib.util
+
+        base, *extensions = name.split("+")
+        if base not in self.entries:
+            raise ValueError(f"unknown transition system {name!r}; known: {', '.join(self.names())}")
+        system_module, oracle_module = self.entries[base]
+        kernels = importlib.import_module(system_module).make(frozenset(extensions))
+        oracle = None
+        if oracle_module and importlib.util.find_spec(oracle_module) is not None:
+            oracle = importlib.import_module(oracle_module).make(kernels, **oracle_options)
+        return TransitionSystem(name, kernels, oracle)

@@ -1,0 +1,1 @@
+"""Tree utilities: projectivity, planarity, measures, pseudo-projective parsing."""

@@ -1,0 +1,1 @@
+"""Brute-force references the fast code is tested against."""

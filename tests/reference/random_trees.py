@@ -1,0 +1,57 @@
+"""Hypothesis strategies for small random dependency trees and configurations."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as hs
+
+
+def is_projective(heads) -> bool:
+    """Brute force: every word strictly between a head and its dependent descends from the head."""
+    n = len(heads) - 1
+    for d in range(1, n + 1):
+        h = heads[d]
+        for k in range(min(h, d) + 1, max(h, d)):
+            a = k
+            while a not in (-1, h):
+                a = heads[a]
+            if a != h:
+                return False
+    return True
+
+
+@hs.composite
+def trees(draw, min_words=1, max_words=7, projective=False, single_root=False):
+    """A gold head list [-1, h1, ..., hn] forming a tree rooted at 0."""
+    n = draw(hs.integers(min_words, max_words))
+    while True:
+        order = draw(hs.permutations(list(range(1, n + 1))))
+        heads = [-1] * (n + 1)
+        placed = [0]
+        for k, w in enumerate(order):
+            if single_root and k > 0:
+                choices = placed[1:]
+            else:
+                choices = placed
+            heads[w] = draw(hs.sampled_from(choices))
+            placed.append(w)
+        if not projective or is_projective(heads):
+            return heads
+
+
+def random_walk(ts, n, rng: np.random.Generator, steps: int):
+    """A configuration reached by up to `steps` random legal actions from the start."""
+    c = ts.initial(n)
+    for _ in range(steps):
+        if ts.is_terminal(c):
+            break
+        c = ts.apply(c, ts.legal(c)[rng.integers(len(ts.legal(c)))])
+    return c
+
+
+@hs.composite
+def reachable_configurations(draw, ts, gold):
+    """A configuration reached from the start by random legal actions."""
+    seed = draw(hs.integers(0, 2**32 - 1))
+    steps = draw(hs.integers(0, 4 * len(gold)))
+    return random_walk(ts, len(gold) - 1, np.random.default_rng(seed), steps)
