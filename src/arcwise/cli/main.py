@@ -8,7 +8,7 @@ import sys
 
 import typer
 
-from arcwise.errors import ArcwiseError
+from arcwise.errors import ArcwiseError, InputError
 
 app = typer.Typer(
     name="arcwise",
@@ -34,7 +34,7 @@ def version() -> None:
 
 
 # Each module defines `register(app)`; listed in the order of `arcwise --help`.
-COMMAND_MODULES = ["convert", "evaluate", "stats", "oracle"]
+COMMAND_MODULES = ["convert", "evaluate", "stats", "oracle", "loss_bounds"]
 
 for _name in COMMAND_MODULES:
     _module = f"arcwise.cli.{_name}"
@@ -46,6 +46,9 @@ def main() -> None:
     """Entry point: user errors print one line on stderr and exit 2, never a traceback."""
     try:
         app()
+    except InputError as error:  # FILE:LINE: what is wrong
+        print(error, file=sys.stderr)
+        sys.exit(2)
     except ArcwiseError as error:
         print(f"arcwise: {error}", file=sys.stderr)
         sys.exit(2)

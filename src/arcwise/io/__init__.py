@@ -1,1 +1,66 @@
-"""Reading and writing treebanks (CoNLL-U, CoNLL-X), atomically."""
+"""Reading and writing treebanks (CoNLL-U, CoNLL-X), atomically.
+
+`conllu.read` / `conllx.read` stream Sentences from a file; `conllu.write`
+writes them back losslessly (optionally with new trees); `read_treebank`
+picks the reader from the file name.  Malformed input raises
+`arcwise.errors.InputError` with file and line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any
+
+from arcwise.corpus import Sentence
+from arcwise.errors import ArcwiseError, InputError
+from arcwise.io import conllu, conllx
+
+FORMATS = ("conllu", "conllx")
+_EXTENSIONS = {".conllu": "conllu", ".conll": "conllx", ".conllx": "conllx"}
+
+
+def format_of(path: str | os.PathLike | IO) -> str | None:
+    """The format named by a file's extension (``.conllu``, ``.conll``, ``.conllx``,
+    each optionally followed by ``.gz``), or None."""
+    if not isinstance(path, (str, os.PathLike)):
+        return None
+    name = os.fspath(path).lower()
+    name = name.removesuffix(".gz")
+    return _EXTENSIONS.get(os.path.splitext(name)[1])
+
+
+def read_treebank(
+    source: str | os.PathLike | IO,
+    format: str | None = None,
+    *,
+    skip_bad: bool = False,
+    on_bad: Callable[[InputError], Any] | None = None,
+) -> Iterator[Sentence]:
+    """Yield the sentences of a treebank file, plain or gzip (``-`` = stdin).
+
+    `format` is ``"conllu"`` or ``"conllx"``; by default it comes from the
+    extension (`format_of`), and otherwise the CoNLL-U reader is used: it
+    reads CoNLL-X files too (same ten columns, and the comments, ranges and
+    empty nodes it also accepts cannot occur in them).
+    """
+    format = format or format_of(source) or "conllu"
+    if format not in FORMATS:
+        raise ArcwiseError(f"unknown treebank format {format!r}; known: {', '.join(FORMATS)}")
+    reader = conllu.read if format == "conllu" else conllx.read
+    return reader(source, skip_bad=skip_bad, on_bad=on_bad)
+
+
+def convert(
+    sentences: Iterable[Sentence], source_format: str, target_format: str
+) -> Iterator[Sentence]:
+    """The sentences as `target_format` (identity when the formats agree)."""
+    for format in (source_format, target_format):
+        if format not in FORMATS:
+            raise ArcwiseError(f"unknown treebank format {format!r}; known: {', '.join(FORMATS)}")
+    if source_format == target_format:
+        return iter(sentences)
+    return map(conllu.common_core, sentences)
+
+
+__all__ = ["FORMATS", "conllu", "conllx", "convert", "format_of", "read_treebank"]

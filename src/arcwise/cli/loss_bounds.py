@@ -1,0 +1,113 @@
+"""`arcwise loss-bounds`: how tight the covington-nm loss bounds are (2017 paper, Table 1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("loss-bounds")
+    def loss_bounds_command(
+        treebank: Path = typer.Argument(..., help="CoNLL-U or CoNLL-X file (.gz allowed)."),
+        system: str = typer.Option(
+            "covington-nm", "--system", "-s", help="Only covington-nm has loss bounds."
+        ),
+        transitions: int = typer.Option(100_000, "--transitions", "-t", help="Transitions to measure."),
+        seed: int = typer.Option(0, "--seed", help="Seed of the exploration."),
+        explore_p: float = typer.Option(
+            0.1, "--explore-p", help="Probability of a random legal action."
+        ),
+        follow: str = typer.Option(
+            "upper", "--follow", help="Bound whose zero-cost actions are followed."
+        ),
+        max_states: int = typer.Option(
+            20_000, "--max-states", help="Exact-search limit per configuration (beyond: unresolved)."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    ) -> None:
+        """Average lower bound, exact loss, pc-upper and upper bound over the configurations
+        met while parsing TREEBANK with exploration, and their relative differences to the loss."""
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+        from rich.table import Table
+
+        from arcwise.analysis.loss_bounds import (
+            COLUMNS,
+            MEASURED,
+            WITNESS,
+            explore_with_oracle,
+            measure_loss_bounds,
+        )
+        from arcwise.errors import ArcwiseError
+        from arcwise.io import read_treebank
+        from arcwise.oracles.covington_nonmonotonic import BOUNDS
+
+        if system != "covington-nm":
+            raise ArcwiseError(f"loss bounds exist for covington-nm only, not {system!r}")
+        if follow not in BOUNDS:
+            raise ArcwiseError(f"--follow takes one of {', '.join(BOUNDS)}, not {follow!r}")
+        trees = (s.head for s in read_treebank(treebank))
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, transient=True, disable=as_json) as progress:
+            task = progress.add_task("transitions", total=transitions)
+            result = measure_loss_bounds(
+                trees,
+                transitions,
+                explore_with_oracle(explore_p, follow),
+                seed=seed,
+                max_states=max_states,
+                progress=lambda k: progress.advance(task, k),
+            )
+        summary = {
+            "treebank": str(treebank),
+            "transitions": result.transitions,
+            "explore_p": explore_p,
+            "seed": seed,
+            "configurations": result.configurations,
+            "unresolved": result.unresolved,
+            "sentences": result.sentences,
+            "skipped_sentences": result.skipped_sentences,
+            "bound_violations": result.violations,
+            "average": {c: result.average(c) for c in MEASURED},
+            "relative_difference": {
+                c: result.relative_difference(c) for c in MEASURED if c != "loss"
+            },
+        }
+        if as_json:
+            print(json.dumps(summary, indent=2))
+            return
+        table = Table(title=f"loss bounds of {system} on {treebank}")
+        for c in COLUMNS:
+            table.add_column(f"avg {c}", justify="right")
+        for c in COLUMNS:
+            if c != "loss":
+                table.add_column(f"rel. diff {c}", justify="right")
+        table.add_row(
+            *(f"{result.average(c):.5f}" for c in COLUMNS),
+            *(f"{result.relative_difference(c):.5f}" for c in COLUMNS if c != "loss"),
+        )
+        Console().print(table)
+        Console().print(
+            f"witness sequence (§4; not in the paper): average {result.average(WITNESS):.5f}, "
+            f"relative difference {result.relative_difference(WITNESS):.5f}"
+        )
+        Console().print(
+            f"{result.configurations} configurations measured ({result.transitions} transitions) "
+            f"in {result.sentences} sentences; "
+            f"{result.unresolved} unresolved (exact search over {max_states} states), left out; "
+            f"{result.violations} bound violations"
+        )

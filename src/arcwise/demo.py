@@ -1,0 +1,88 @@
+"""`make demo`: a tour of arcwise on the bundled treebank (UD English-EWT).
+
+Until the trained parsers land (issue #4), the demo shows what works: the
+treebank statistics, every transition system's static oracle rebuilding the
+test set (the upper bound a parser trained on that system can reach), with
+its speed, and the scorer on one of those oracle parses.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "en_ewt"
+SYSTEMS = [
+    "arc-eager",
+    "arc-eager+lba+rba+lnba+rnba",
+    "arc-eager-nm",
+    "arc-hybrid",
+    "arc-hybrid+swap",
+    "covington",
+    "covington-nm",
+    "two-planar",
+]
+
+
+def main() -> None:
+    from arcwise import systems
+    from arcwise.analysis.oracle_coverage import static_oracle_tree
+    from arcwise.analysis.treebank_stats import treebank_stats
+    from arcwise.eval.metrics import evaluate
+    from arcwise.io import read_treebank
+    from arcwise.io.conllu import with_tree
+
+    console = Console()
+    test_path = DATA / "test.conllu.gz"
+    if not test_path.exists():
+        raise SystemExit(f"bundled treebank missing: {test_path}")
+
+    start = time.perf_counter()
+    test = list(read_treebank(test_path))
+    read_seconds = time.perf_counter() - start
+    words = sum(s.n for s in test)
+    console.print(
+        f"[bold]UD English-EWT test[/]: {len(test)} sentences, {words} words, "
+        f"read in {read_seconds:.2f} s"
+    )
+    stats = treebank_stats(test)
+    console.print(
+        "non-projective arcs {:.2f} %, non-projective sentences {:.2f} %".format(
+            stats["nonprojective_arcs_pct"], stats["nonprojective_sentences_pct"]
+        )
+    )
+
+    table = Table(title="Static oracles on EWT test (the best each system can do)")
+    for column in ("system", "UAS", "LAS*", "exact trees", "sentences/s"):
+        table.add_column(column, justify="right" if column != "system" else "left")
+    for name in SYSTEMS:
+        ts = systems.get(name)
+        static_oracle_tree(ts, test[0].head)  # compile outside the timing
+        start = time.perf_counter()
+        parsed = [static_oracle_tree(ts, s.head) for s in test]
+        seconds = time.perf_counter() - start
+        system_sentences = [
+            with_tree(s, h, [d if h[i] == s.head[i] else "dep" for i, d in enumerate(s.deprel)])
+            for s, h in zip(test, parsed)
+        ]
+        scores = evaluate(test, system_sentences)
+        exact = sum(int((h[1:] == s.head[1:]).all()) for s, h in zip(test, parsed))
+        table.add_row(
+            name,
+            f"{scores.uas:.2f}",
+            f"{scores.las:.2f}",
+            f"{100 * exact / len(test):.2f} %",
+            f"{len(test) / seconds:,.0f}",
+        )
+    console.print(table)
+    console.print(
+        "*LAS with the gold label on correctly attached words. Trained parsers "
+        "(`arcwise train` / `arcwise parse`) arrive with issue #4."
+    )
+
+
+if __name__ == "__main__":
+    main()

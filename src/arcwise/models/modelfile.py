@@ -1,0 +1,322 @@
+"""A model as one file: numpy arrays and JSON metadata in a zip, never a pickle.
+
+Layout (a valid ``.npz``: ``np.load`` reads it too):
+
+    meta.json        format name and version, arcwise version, system, options,
+                     labels, vocabularies, training data hash, scores,
+                     hyperparameters, the command line that made it, and a
+                     manifest {array name: {"dtype", "shape"}}
+    NAME.npy         one member per array, in the .npy format
+
+The bytes depend only on the arrays and the metadata: members are written in a
+fixed order with a fixed timestamp and permissions, JSON with sorted keys, so
+training twice with the same seed gives byte-identical files.  Members are
+stored, not deflated: trained weight tables are mostly nonzero floats that
+deflate barely shrinks, while storing makes saving a checkpoint fast and
+loading one copy (or a memory map: `load(..., mapped=True)`).  The file size
+is thus the tables' size, which the model bounds (see `arcwise.models.perceptron`).
+
+Loading reads the metadata first, refuses newer format versions, and checks
+every member's name, dtype, shape and length against the manifest before
+reading its data, and its CRC after; object arrays are never accepted, so
+nothing is unpickled.  Every problem with a file is an `ArcwiseError` with a
+one-line message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mmap
+import os
+import re
+import struct
+import zipfile
+import zlib
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+import arcwise
+from arcwise.errors import ArcwiseError
+from arcwise.io.atomic import atomic_write
+
+FORMAT_NAME = "arcwise-model"
+FORMAT_VERSION = 1
+META = "meta.json"
+
+# Metadata every model carries (besides what `save` adds), with its JSON type.
+REQUIRED_META: dict[str, type | tuple[type, ...]] = {
+    "system": str,
+    "options": dict,
+    "labels": list,
+    "vocabularies": dict,
+    "training_data_sha256": (str, type(None)),
+    "scores": dict,
+    "hyperparameters": dict,
+    "command_line": list,
+}
+_ADDED_META = ("format", "format_version", "arcwise_version", "arrays")
+
+ALLOWED_DTYPES = frozenset(
+    np.dtype(t).str
+    for t in ("b1", "i1", "u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f4", "<f8")
+)
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say
+_MAX_META_BYTES = 256 * 2**20
+
+
+def save(
+    path: str | os.PathLike, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]
+) -> None:
+    """Write arrays and metadata atomically to `path` (see the module docstring).
+
+    arrays: {name: numeric array}, names matching ``[a-z][a-z0-9_]*``;
+    meta: the keys of `REQUIRED_META` (and any other JSON-able keys).
+    """
+    missing = [key for key in REQUIRED_META if key not in meta]
+    if missing:
+        raise ValueError(f"model metadata lacks {', '.join(missing)}")
+    clash = [key for key in _ADDED_META if key in meta]
+    if clash:
+        raise ValueError(f"model metadata must not set {', '.join(clash)}; save adds them")
+    prepared = {}
+    for name in sorted(arrays):
+        if not _NAME.fullmatch(name):
+            raise ValueError(f"array name {name!r} must match [a-z][a-z0-9_]*")
+        array = np.asarray(arrays[name])
+        array = np.asarray(array, dtype=array.dtype.newbyteorder("<"), order="C")
+        if array.dtype.str not in ALLOWED_DTYPES:
+            raise ValueError(f"array {name!r} has dtype {array.dtype}, not a plain number type")
+        prepared[name] = array
+    full = dict(meta)
+    full.update(
+        format=FORMAT_NAME,
+        format_version=FORMAT_VERSION,
+        arcwise_version=arcwise.__version__,
+        arrays={
+            name: {"dtype": a.dtype.str, "shape": list(a.shape)} for name, a in prepared.items()
+        },
+    )
+    try:
+        _check_meta(full, "model metadata")  # the checks a reader makes
+    except ArcwiseError as error:
+        raise ValueError(str(error)) from None
+    text = json.dumps(full, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    with atomic_write(path, "wb") as f, zipfile.ZipFile(f, "w") as zf:
+        zf.writestr(_member(META), text.encode("utf-8"))
+        for name, array in prepared.items():
+            with zf.open(_member(name + ".npy"), "w", force_zip64=array.nbytes > 2**31) as member:
+                np.lib.format.write_array(member, array, allow_pickle=False)
+
+
+def _member(name: str) -> zipfile.ZipInfo:
+    """A zip entry whose header bytes depend on nothing but its name."""
+    info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
+    info.compress_type = zipfile.ZIP_STORED
+    info.create_system = 3  # Unix
+    info.external_attr = 0o644 << 16
+    return info
+
+
+def load(
+    path: str | os.PathLike,
+    expected: Mapping[str, tuple[str, tuple[int | None, ...]]] | None = None,
+    mapped: bool = False,
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """(arrays, metadata) of a model file, every part checked.
+
+    expected: {array name: (dtype, shape)} the caller needs, None in a shape
+    meaning any size; a missing array or another dtype or shape is an error.
+    mapped: memory-map the arrays read-only instead of reading them (instant,
+    shared between processes; their contents are then not checksummed).
+    """
+    source = os.fspath(path)
+    with _open(source) as zf:
+        meta = _guarded(source, _read_meta, zf, source)
+        arrays = {
+            name: _guarded(source, _read_array, zf, name, spec, source, mapped)
+            for name, spec in meta["arrays"].items()
+        }
+    for name, (dtype, shape) in (expected or {}).items():
+        array = arrays.get(name)
+        if array is None:
+            raise ArcwiseError(f"{source}: model file has no array {name!r}")
+        if not _fits(array.dtype.str, array.shape, dtype, shape):
+            raise ArcwiseError(
+                f"{source}: array {name!r} is {array.dtype.str}{list(array.shape)}, "
+                f"expected {np.dtype(dtype).str}{list(shape)}"
+            )
+    return arrays, meta
+
+
+def read_meta(path: str | os.PathLike) -> dict[str, Any]:
+    """Only the checked metadata of a model file (cheap: no array is read)."""
+    source = os.fspath(path)
+    with _open(source) as zf:
+        return _guarded(source, _read_meta, zf, source)
+
+
+def _open(source: str) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(source)
+    except OSError as error:
+        raise ArcwiseError(f"{source}: cannot read model file: {error.strerror or error}") from None
+    except Exception:  # noqa: BLE001 -- BadZipFile, or whatever else a damaged directory raises
+        raise ArcwiseError(f"{source}: not an arcwise model file (not a zip archive)") from None
+
+
+def _guarded(source: str, read, *args):
+    """read(*args), with every failure of a damaged file turned into an ArcwiseError."""
+    try:
+        return read(*args)
+    except ArcwiseError:
+        raise
+    except OSError as error:
+        raise ArcwiseError(f"{source}: cannot read model file: {error.strerror or error}") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError) as error:
+        raise ArcwiseError(f"{source}: corrupt model file (bad zip data: {error})") from None
+    except Exception as error:  # noqa: BLE001 -- a damaged file must never give a traceback
+        raise ArcwiseError(
+            f"{source}: corrupt model file ({type(error).__name__}: {error})"
+        ) from None
+
+
+def _read_meta(zf: zipfile.ZipFile, source: str) -> dict[str, Any]:
+    names = zf.namelist()
+    if META not in names:
+        raise ArcwiseError(f"{source}: not an arcwise model file (no {META})")
+    if len(set(names)) != len(names):
+        raise ArcwiseError(f"{source}: corrupt model file (duplicate members)")
+    info = zf.getinfo(META)
+    if info.file_size > _MAX_META_BYTES:
+        raise ArcwiseError(f"{source}: corrupt model file ({META} is too large)")
+    try:
+        meta = json.loads(zf.read(META).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise ArcwiseError(f"{source}: corrupt model file ({META} is not JSON)") from None
+    _check_meta(meta, source)
+    members = {name + ".npy" for name in meta["arrays"]} | {META}
+    if set(names) != members:
+        extra = sorted(set(names) - members)
+        lacking = sorted(members - set(names))
+        what = f"unexpected member {extra[0]!r}" if extra else f"missing member {lacking[0]!r}"
+        raise ArcwiseError(f"{source}: corrupt model file ({what})")
+    return meta
+
+
+def _check_meta(meta: Any, source: str) -> None:
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        raise ArcwiseError(f"{source}: not an arcwise model file (wrong format name)")
+    version = meta.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ArcwiseError(f"{source}: corrupt model file (bad format version {version!r})")
+    if version > FORMAT_VERSION:
+        raise ArcwiseError(
+            f"{source}: format version {version} is newer than this arcwise "
+            f"({arcwise.__version__} reads up to {FORMAT_VERSION}); upgrade arcwise"
+        )
+    for key, kind in {**REQUIRED_META, "arcwise_version": str, "arrays": dict}.items():
+        if key not in meta or not isinstance(meta[key], kind):
+            raise ArcwiseError(
+                f"{source}: corrupt model file (metadata {key!r} missing or of the wrong type)"
+            )
+    if not all(isinstance(label, str) for label in meta["labels"]):
+        raise ArcwiseError(f"{source}: corrupt model file (labels must be strings)")
+    for name, spec in meta["arrays"].items():
+        if (
+            not _NAME.fullmatch(name)
+            or not isinstance(spec, dict)
+            or spec.get("dtype") not in ALLOWED_DTYPES
+            or not isinstance(spec.get("shape"), list)
+            or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in spec["shape"]
+            )
+        ):
+            raise ArcwiseError(
+                f"{source}: corrupt model file (bad manifest entry for array {name!r})"
+            )
+
+
+def _read_array(
+    zf: zipfile.ZipFile, name: str, spec: dict, source: str, mapped: bool
+) -> np.ndarray:
+    """Read NAME.npy after checking its header against the manifest entry.
+
+    Stored members (as `save` writes them) are read straight from the file --
+    one copy, then the CRC -- or mapped; others go through zipfile.
+    """
+    info = zf.getinfo(name + ".npy")
+    stored = info.compress_type == zipfile.ZIP_STORED
+    with open(source, "rb") if stored else zf.open(info) as f:
+        start = _data_offset(f, info, source) if stored else 0
+        f.seek(start)
+        try:
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+            elif version == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+            else:
+                raise ValueError(f"npy version {version}")
+        except ValueError as error:
+            raise ArcwiseError(f"{source}: corrupt model file (array {name!r}: {error})") from None
+        header_length = f.tell() - start
+        if fortran or dtype.str != spec["dtype"] or list(shape) != spec["shape"]:
+            raise ArcwiseError(
+                f"{source}: corrupt model file (array {name!r} is {dtype.str}{list(shape)}, "
+                f"the manifest says {spec['dtype']}{spec['shape']})"
+            )
+        nbytes = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+        if info.file_size != header_length + nbytes:
+            raise ArcwiseError(
+                f"{source}: corrupt model file (array {name!r} has the wrong length)"
+            )
+        if stored and mapped:
+            view = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            count = nbytes // dtype.itemsize
+            return np.frombuffer(
+                view, dtype=dtype, count=count, offset=start + header_length
+            ).reshape(shape)
+        array = np.empty(shape, dtype=dtype)
+        data = memoryview(array).cast("B")
+        if f.readinto(data) != nbytes or (not stored and f.read(1)):
+            raise ArcwiseError(f"{source}: corrupt model file (array {name!r} is truncated)")
+        if stored:
+            f.seek(start)
+            if zlib.crc32(data, zlib.crc32(f.read(header_length))) != info.CRC:
+                raise ArcwiseError(
+                    f"{source}: corrupt model file (array {name!r} fails its CRC check)"
+                )
+    return array
+
+
+def _data_offset(raw, info: zipfile.ZipInfo, source: str) -> int:
+    """Where a member's bytes start: after its local header (whose extra field may differ)."""
+    raw.seek(info.header_offset)
+    local = raw.read(30)
+    if len(local) != 30 or local[:4] != b"PK\x03\x04":
+        raise ArcwiseError(f"{source}: corrupt model file (bad zip data)")
+    name_length, extra_length = struct.unpack("<HH", local[26:30])
+    return info.header_offset + 30 + name_length + extra_length
+
+
+def _fits(
+    dtype: str, shape: tuple[int, ...], want_dtype: str, want_shape: tuple[int | None, ...]
+) -> bool:
+    return (
+        dtype == np.dtype(want_dtype).str
+        and len(shape) == len(want_shape)
+        and all(w is None or w == d for d, w in zip(shape, want_shape))
+    )
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """Hex SHA-256 of a file's bytes (the training data hash a model records)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(2**20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,0 +1,74 @@
+"""Non-monotonic arc-eager (Honnibal, Goldberg & Johnson 2013, CoNLL, §3).
+
+Arc-eager (`arcwise.systems.arc_eager`) with two transitions relaxed:
+
+    LEFT-ARC  (σ|i, j|β, A) => (σ, j|β, A \\ {(k, i)} ∪ {(j, i)})   i != 0
+              may replace a head i got from an earlier RIGHT-ARC
+              (repairs a RIGHT-ARC that should have been a SHIFT);
+    REDUCE    (σ|k|i, β, A) => (σ|k, β, A ∪ {(k, i)} if i is headless)  i != 0
+              attaches a headless stack top to the word below it
+              (repairs a SHIFT that should have been a RIGHT-ARC).
+
+SHIFT and RIGHT-ARC are those of arc-eager.  As in arc-eager here, root 0
+starts on the stack and the configuration is terminal when the buffer is
+empty (words left headless count as attached to 0), so the paper's
+end-of-sentence Reduces are not needed.  The arc REDUCE adds is unlabeled
+(label -1): REDUCE is not a labeled action.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from arcwise.systems import arc_eager as ae
+from arcwise.systems import state as st
+from arcwise.systems.base import SystemKernels
+
+SHIFT, LEFT_ARC, RIGHT_ARC, REDUCE = ae.SHIFT, ae.LEFT_ARC, ae.RIGHT_ARC, ae.REDUCE
+ACTIONS = ae.ACTIONS[:4]
+LABELED = ae.LABELED[:4]
+
+initial = ae.initial
+is_terminal = ae.is_terminal
+
+
+@njit(cache=True)
+def legal(state, mask):
+    s = st.stack_get(state, st.STACK, 0)
+    b = st.buffer_get(state, 0)
+    mask[SHIFT] = b != -1
+    mask[LEFT_ARC] = b != -1 and s > 0  # no single-head precondition
+    mask[RIGHT_ARC] = b != -1 and s != -1
+    mask[REDUCE] = s > 0  # headless or not; 0 is never popped
+
+
+@njit(cache=True)
+def apply(state, action, label):
+    if action == SHIFT:
+        ae.shift(state)
+    elif action == LEFT_ARC:
+        i = st.stack_pop(state, st.STACK)
+        st.set_arc(state, st.buffer_get(state, 0), i, label)  # replaces any head of i
+    elif action == RIGHT_ARC:
+        ae.right_arc(state, label)
+    else:  # REDUCE
+        i = st.stack_pop(state, st.STACK)
+        if st.head_of(state, i) == -1:
+            st.set_arc(state, st.stack_get(state, st.STACK, 0), i, -1)
+    state[st.PREVIOUS] = action
+
+
+def make(options: frozenset[str]) -> SystemKernels:
+    if options:
+        raise ValueError(f"arc-eager-nm has no variants, got +{'+'.join(sorted(options))}")
+    return SystemKernels(
+        name="arc-eager-nm",
+        actions=ACTIONS,
+        labeled=LABELED,
+        enabled=tuple(range(len(ACTIONS))),
+        initial=initial,
+        is_terminal=is_terminal,
+        legal=legal,
+        apply=apply,
+        describe=ae.describe,
+    )

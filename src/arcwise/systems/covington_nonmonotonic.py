@@ -1,0 +1,79 @@
+"""Covington's non-projective parser, non-monotonic (2017 paper, Figure 2).
+
+The configurations and Shift / No-Arc are those of monotonic Covington
+(`arcwise.systems.covington`).  Left-Arc and Right-Arc are always allowed
+when both focus words exist; the single-head and acyclicity constraints are
+kept by deleting the offending arcs instead of forbidding the transition:
+the dependent's previous head, and the arc that the new arc would close a
+cycle with (the arc into the new head whose source the dependent dominates).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from arcwise.systems import state as st
+from arcwise.systems.base import SystemKernels
+from arcwise.systems.covington import (
+    ACTIONS,
+    LABELED,
+    LEFT_ARC,
+    NO_ARC,
+    RIGHT_ARC,
+    SHIFT,
+    describe,
+    focus,
+    initial,
+    is_terminal,
+    move_focus_left,
+    shift,
+)
+
+
+@njit(cache=True)
+def legal(state, mask):
+    i, j = focus(state)
+    mask[SHIFT] = j != -1
+    mask[NO_ARC] = i > 0
+    mask[LEFT_ARC] = i > 0 and j != -1
+    mask[RIGHT_ARC] = i > 0 and j != -1
+
+
+@njit(cache=True)
+def attach(state, head, dependent, label):
+    """A ∪ {head -> dependent} \\ {x -> dependent} \\ {k -> head | dependent ->* k} (Figure 2)."""
+    if st.reaches(state, dependent, head):
+        st.remove_arc(state, head)  # the arc into `head` that would close a cycle
+    st.set_arc(state, head, dependent, label)  # replaces the dependent's previous head
+
+
+@njit(cache=True)
+def apply(state, action, label):
+    i, j = focus(state)
+    if action == SHIFT:
+        shift(state)
+    elif action == NO_ARC:
+        move_focus_left(state)
+    elif action == LEFT_ARC:
+        attach(state, j, i, label)
+        move_focus_left(state)
+    else:  # RIGHT_ARC
+        attach(state, i, j, label)
+        move_focus_left(state)
+    state[st.PREVIOUS] = action
+
+
+def make(options: frozenset[str]) -> SystemKernels:
+    if options:
+        raise ValueError(f"covington-nm has no variants, got +{'+'.join(sorted(options))}")
+    return SystemKernels(
+        name="covington-nm",
+        actions=ACTIONS,
+        labeled=LABELED,
+        enabled=tuple(range(len(ACTIONS))),
+        initial=initial,
+        is_terminal=is_terminal,
+        legal=legal,
+        apply=apply,
+        describe=describe,
+    )

@@ -1,0 +1,127 @@
+"""The 2-Planar parser (2018 paper, Figure 1; Gómez-Rodríguez & Nivre 2010).
+
+A configuration <Σ1, Σ2, B, A> has an active stack Σ1 and an inactive stack
+Σ2, each tied to one plane of the output.  The stacks stay in place and a flag
+says which one is active: STACK holds plane 0's stack, STACK2 plane 1's, FOCUS
+is the active plane (0 first), so Switch flips FOCUS.  MARKS[d] records the
+plane in which the arc to d was built (-1 while d has no head), which the
+dynamic oracle needs.  PREVIOUS holds the last action: two consecutive
+Switches are forbidden, which makes every derivation finite.
+
+As in the paper the parser starts at <[], [], [1..n], {}>: node 0 is never on
+a stack and root arcs are implicit (words left headless attach to 0).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from arcwise.systems import state as st
+from arcwise.systems.base import SystemKernels
+
+SHIFT, REDUCE, LEFT_ARC, RIGHT_ARC, SWITCH = range(5)
+ACTIONS = ("shift", "reduce", "left-arc", "right-arc", "switch")
+LABELED = (False, False, True, True, False)
+
+
+@njit(cache=True)
+def initial(n):
+    """<[], [], [1..n], {}>, plane 0 active."""
+    state = st.new_state(n, 0)
+    st.region(state, st.MARKS)[:] = -1
+    return state
+
+
+@njit(cache=True)
+def is_terminal(state):
+    return state[st.BUFFER_LEN] == 0
+
+
+@njit(cache=True)
+def stack_of(plane):
+    """The state region holding the stack of a plane."""
+    return st.STACK if plane == 0 else st.STACK2
+
+
+@njit(cache=True)
+def active_plane(state):
+    return state[st.FOCUS]
+
+
+@njit(cache=True)
+def tops(state):
+    """(s, t, j): tops of the active and inactive stacks and the buffer front, -1 if empty."""
+    p = state[st.FOCUS]
+    return (
+        st.stack_get(state, stack_of(p), 0),
+        st.stack_get(state, stack_of(1 - p), 0),
+        st.buffer_get(state, 0),
+    )
+
+
+@njit(cache=True)
+def legal(state, mask):
+    i, _, j = tops(state)
+    mask[SHIFT] = j != -1
+    mask[REDUCE] = i != -1
+    # Figure 1: single-head and acyclicity preconditions.
+    both = i != -1 and j != -1
+    mask[LEFT_ARC] = both and st.head_of(state, i) == -1 and not st.reaches(state, i, j)
+    mask[RIGHT_ARC] = both and st.head_of(state, j) == -1 and not st.reaches(state, j, i)
+    mask[SWITCH] = state[st.PREVIOUS] != SWITCH
+
+
+@njit(cache=True)
+def build(state, head, dependent, label):
+    """Add head -> dependent in the active plane."""
+    st.set_arc(state, head, dependent, label)
+    st.region(state, st.MARKS)[dependent] = state[st.FOCUS]
+
+
+@njit(cache=True)
+def apply(state, action, label):
+    p = state[st.FOCUS]
+    i, _, j = tops(state)
+    if action == SHIFT:  # <Σ1, Σ2, wi|B> => <Σ1|wi, Σ2|wi, B>
+        w = st.buffer_pop(state)
+        st.stack_push(state, st.STACK, w)
+        st.stack_push(state, st.STACK2, w)
+    elif action == REDUCE:  # <Σ1|wi, Σ2, B> => <Σ1, Σ2, B>
+        st.stack_pop(state, stack_of(p))
+        # clear the freed cell: equal configurations are equal arrays
+        st.region(state, stack_of(p))[st.stack_len(state, stack_of(p))] = 0
+    elif action == LEFT_ARC:  # <Σ1|wi, Σ2, wj|B> => ..., A ∪ {wj -> wi}
+        build(state, j, i, label)
+    elif action == RIGHT_ARC:  # <Σ1|wi, Σ2, wj|B> => ..., A ∪ {wi -> wj}
+        build(state, i, j, label)
+    else:  # SWITCH: <Σ1, Σ2, B> => <Σ2, Σ1, B>
+        state[st.FOCUS] = 1 - p
+    state[st.PREVIOUS] = action
+
+
+def describe(state) -> dict:
+    """Active and inactive stacks (bottom first) and the buffer, for printing."""
+    p = int(state[st.FOCUS])
+
+    def stack(plane):
+        which = stack_of(plane)
+        return [int(w) for w in st.region(state, which)[: st.stack_len(state, which)]]
+
+    buffer = [int(w) for w in st.region(state, st.BUFFER)[: state[st.BUFFER_LEN]][::-1]]
+    return {"active": p, "Σ1": stack(p), "Σ2": stack(1 - p), "B": buffer}
+
+
+def make(options: frozenset[str]) -> SystemKernels:
+    if options:
+        raise ValueError(f"two-planar has no variants, got +{'+'.join(sorted(options))}")
+    return SystemKernels(
+        name="two-planar",
+        actions=ACTIONS,
+        labeled=LABELED,
+        enabled=tuple(range(len(ACTIONS))),
+        initial=initial,
+        is_terminal=is_terminal,
+        legal=legal,
+        apply=apply,
+        describe=describe,
+    )

@@ -1,0 +1,160 @@
+"""Vocabularies: the strings of each column as int ids, and sentences as id arrays.
+
+Ids are deterministic: 0 is the unknown value, 1 the root (the string
+`corpus.ROOT` at index 0 of every column), then each new string gets the next
+id in order of first appearance.  A growing vocabulary adds the strings it
+encodes; a frozen one maps strings it has not seen to 0.  Vocabularies are
+saved as plain JSON-able dicts (for model files: no pickle).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, repeat
+from typing import NamedTuple
+
+import numpy as np
+
+from arcwise.corpus import ROOT, Sentence
+
+UNKNOWN = 0
+ROOT_ID = 1
+RESERVED = ("<unknown>", ROOT)  # the strings shown for ids 0 and 1
+
+COLUMNS = ("form", "lemma", "upos", "xpos", "feats", "deprel")
+_columns_of = operator.attrgetter(*COLUMNS)
+
+
+class _GrowingIds(dict):
+    """str -> id that gives a missing string the next id (a growing vocabulary)."""
+
+    __slots__ = ("strings",)
+
+    def __missing__(self, string: str) -> int:
+        self[string] = id_ = len(self.strings)
+        self.strings.append(string)
+        return id_
+
+
+class Vocabulary:
+    """The strings of one column and their ids (see the module docstring)."""
+
+    def __init__(self, strings: Iterable[str] = (), *, frozen: bool = False):
+        self._ids = _GrowingIds({ROOT: ROOT_ID})
+        self._ids.strings = list(RESERVED)
+        self.frozen = False
+        for string in strings:
+            self._ids[string]
+        self.frozen = frozen
+
+    def __len__(self) -> int:
+        """Number of ids, the two reserved ones included."""
+        return len(self._ids.strings)
+
+    def __contains__(self, string: str) -> bool:
+        return string in self._ids
+
+    def __iter__(self) -> Iterator[str]:
+        """The strings in id order, from id 2 (after the reserved ones)."""
+        return iter(self._ids.strings[len(RESERVED) :])
+
+    def id(self, string: str) -> int:
+        """The id of `string`: added if new and not frozen, else `UNKNOWN`."""
+        return self._ids.get(string, UNKNOWN) if self.frozen else self._ids[string]
+
+    def string(self, id_: int) -> str:
+        """The string of an id (the reserved ids give `RESERVED`)."""
+        return self._ids.strings[id_]
+
+    def freeze(self) -> Vocabulary:
+        """Stop adding strings: unknown strings map to `UNKNOWN` from now on."""
+        self.frozen = True
+        return self
+
+    def encode(self, column: Sequence[str]) -> np.ndarray:
+        """The int32 ids of a column of n + 1 strings (ROOT at index 0 gives `ROOT_ID`)."""
+        return np.fromiter(self._lookup(column), np.int32, len(column))
+
+    def _lookup(self, strings: Iterable[str]) -> Iterator[int]:
+        if self.frozen:
+            return map(self._ids.get, strings, repeat(UNKNOWN))
+        return map(self._ids.__getitem__, strings)
+
+    def to_dict(self) -> dict:
+        """A JSON-able dict; `from_dict` restores the same ids."""
+        return {"strings": list(self), "frozen": self.frozen}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Vocabulary:
+        strings = data["strings"]
+        if len(set(strings)) != len(strings) or ROOT in strings:
+            raise ValueError(
+                "vocabulary strings must be distinct and must not contain the root string"
+            )
+        return cls(strings, frozen=bool(data["frozen"]))
+
+
+class EncodedSentence(NamedTuple):
+    """A sentence's columns as int32 id arrays of n + 1 entries (index 0: the root)."""
+
+    form: np.ndarray
+    lemma: np.ndarray
+    upos: np.ndarray
+    xpos: np.ndarray
+    feats: np.ndarray
+    deprel: np.ndarray
+    head: np.ndarray  # the Sentence's own head array (not copied)
+
+
+class Vocabularies:
+    """One `Vocabulary` per column of `COLUMNS` (form, lemma, upos, xpos, feats, deprel)."""
+
+    form: Vocabulary
+    lemma: Vocabulary
+    upos: Vocabulary
+    xpos: Vocabulary
+    feats: Vocabulary
+    deprel: Vocabulary
+
+    def __init__(self, **vocabularies: Vocabulary):
+        unknown = set(vocabularies) - set(COLUMNS)
+        if unknown:
+            raise ValueError(f"no such column: {', '.join(sorted(unknown))}")
+        for column in COLUMNS:
+            setattr(self, column, vocabularies.get(column) or Vocabulary())
+        self._vocabularies = tuple(getattr(self, column) for column in COLUMNS)
+
+    @classmethod
+    def build(cls, sentences: Iterable[Sentence]) -> Vocabularies:
+        """The frozen vocabularies of every string in `sentences`."""
+        vocabularies = cls()
+        for sentence in sentences:
+            vocabularies.encode(sentence)
+        return vocabularies.freeze()
+
+    def freeze(self) -> Vocabularies:
+        for column in COLUMNS:
+            getattr(self, column).freeze()
+        return self
+
+    def encode(self, sentence: Sentence) -> EncodedSentence:
+        """The id arrays of a sentence (growing vocabularies add its new strings).
+
+        The six arrays are the rows of one (6, n + 1) array, filled in one pass.
+        """
+        columns = _columns_of(sentence)
+        size = len(columns[0])
+        if len(set(map(len, columns))) != 1:
+            raise ValueError("the columns of the sentence differ in length")
+        lookups = map(Vocabulary._lookup, self._vocabularies, columns)
+        ids = np.fromiter(chain.from_iterable(lookups), np.int32, len(COLUMNS) * size)
+        return EncodedSentence(*ids.reshape(len(COLUMNS), size), sentence.head)
+
+    def to_dict(self) -> dict:
+        """A JSON-able dict: ``{column: Vocabulary.to_dict()}``."""
+        return {column: getattr(self, column).to_dict() for column in COLUMNS}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Vocabularies:
+        return cls(**{column: Vocabulary.from_dict(data[column]) for column in COLUMNS})

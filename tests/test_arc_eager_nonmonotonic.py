@@ -1,0 +1,131 @@
+"""Non-monotonic arc-eager (Honnibal, Goldberg & Johnson 2013) and its dynamic oracle."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+from arcwise import systems
+from tests.reference import exhaustive
+from tests.reference.random_trees import random_walk, reachable_configurations, trees
+from tests.test_arc_eager import APPLE, examples, follow_static, is_forest, zero_cost
+
+
+def test_left_arc_repairs_a_right_arc_that_should_have_been_a_shift():
+    ts = systems.get("arc-eager-nm")
+    c = ts.initial(5)
+    for a in ["shift", "left-arc", "right-arc"]:
+        c = ts.apply(c, a)
+    # σ=[0, ate], β=[the, red, apple]: ate -> the is wrong, but LEFT-ARC can still replace it
+    assert zero_cost(ts, c, APPLE) == {"shift", "right-arc"}
+    assert systems.get("arc-eager").costs(c, APPLE)["right-arc"] == 1  # monotonic: lost
+    script = [
+        ("right-arc", {"shift", "right-arc"}),  # the mistake: ate -> the
+        ("shift", {"shift", "right-arc"}),  # the -> red would be repairable too
+        ("left-arc", {"left-arc"}),  # red <- apple
+        ("left-arc", {"left-arc"}),  # the <- apple replaces ate -> the
+        ("right-arc", {"right-arc"}),
+    ]
+    for action, free in script:
+        assert zero_cost(ts, c, APPLE) == free
+        c = ts.apply(c, action)
+    assert ts.is_terminal(c) and ts.heads(c) == APPLE
+
+
+def test_reduce_repairs_a_shift_that_should_have_been_a_right_arc():
+    # "She ate apples today": 2 -> 1, 0 -> 2, 2 -> 3, 2 -> 4
+    ts = systems.get("arc-eager-nm")
+    gold = [-1, 2, 0, 2, 2]
+    c = ts.initial(4)
+    for a in ["shift", "left-arc", "right-arc"]:
+        c = ts.apply(c, a)
+    assert zero_cost(ts, c, gold) == {"shift", "right-arc"}  # shifting apples is repairable
+    c = ts.apply(c, "shift")
+    assert ts.costs(c, gold) == {"shift": 2, "left-arc": 1, "right-arc": 2, "reduce": 0}
+    c = ts.apply(c, "reduce")  # headless apples attached to s1 = ate
+    assert ts.heads(c) == [-1, 2, 0, 2, -1]
+    c = ts.apply(c, "right-arc")
+    assert ts.is_terminal(c) and ts.heads(c) == gold
+
+
+def test_no_repair_after_the_last_word():
+    # Shifting the last word ends the parse, so nothing can attach it to s0 any more.
+    ts = systems.get("arc-eager-nm")
+    gold = [-1, 0, 1]
+    c = ts.apply(ts.initial(2), "right-arc")
+    assert ts.costs(c, gold) == {"shift": 1, "left-arc": 2, "right-arc": 0, "reduce": 1}
+
+
+def test_preconditions():
+    ts = systems.get("arc-eager-nm")
+    c = ts.initial(3)
+    assert ts.legal(c) == ["shift", "right-arc"]  # 0 is never popped
+    c = ts.apply(ts.apply(c, "shift"), "right-arc")  # σ=[0, 1, 2], 1 -> 2
+    assert ts.legal(c) == ["shift", "left-arc", "right-arc", "reduce"]  # LEFT-ARC despite the head
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(hs.data())
+def test_dynamic_oracle_is_exact_on_projective_trees(data):
+    ts = systems.get("arc-eager-nm")
+    gold = data.draw(trees(max_words=7, projective=True))
+    c = data.draw(reachable_configurations(ts, gold))
+    memo = {}
+    assert ts.loss(c, gold) == exhaustive.min_loss(ts, c, gold, memo)
+    if not ts.is_terminal(c):
+        assert ts.costs(c, gold) == exhaustive.costs(ts, c, gold, memo)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(hs.data())
+def test_following_zero_cost_actions_reaches_the_predicted_loss(data):
+    ts = systems.get("arc-eager-nm")
+    gold = data.draw(trees(max_words=7, projective=True))
+    c = data.draw(reachable_configurations(ts, gold))
+    predicted = ts.loss(c, gold)
+    assert predicted == exhaustive.min_loss(ts, c, gold)
+    rng = np.random.default_rng(data.draw(hs.integers(0, 2**32 - 1)))
+    while not ts.is_terminal(c):
+        free = sorted(zero_cost(ts, c, gold))
+        assert free, "a configuration without a zero-cost action"
+        c = ts.apply(c, free[rng.integers(len(free))])
+    assert exhaustive.hamming(ts.heads(c), gold) == predicted
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(hs.data())
+def test_loss_is_a_lower_bound_on_non_projective_trees(data):
+    ts = systems.get("arc-eager-nm")
+    gold = data.draw(trees(max_words=6))
+    c = data.draw(reachable_configurations(ts, gold))
+    assert ts.loss(c, gold) <= exhaustive.min_loss(ts, c, gold)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(trees(max_words=8))
+def test_static_oracle_rebuilds_projective_trees(gold):
+    ts = systems.get("arc-eager-nm")
+    assert ts.can_build(gold) == systems.get("arc-eager").can_build(gold)
+    if ts.can_build(gold):
+        c = ts.initial(len(gold) - 1)
+        while not ts.is_terminal(c):
+            action = ts.static_oracle(c, gold)
+            assert ts.costs(c, gold)[action] == 0
+            c = ts.apply(c, action)
+        assert exhaustive.hamming(ts.heads(c), gold) == 0
+        assert follow_static(systems.get("arc-eager"), gold) == gold
+
+
+@settings(max_examples=examples(25), deadline=None)
+@given(trees(max_words=6))
+def test_can_build_agrees_with_exhaustive_min_loss(gold):
+    ts = systems.get("arc-eager-nm")
+    assert ts.can_build(gold) == (exhaustive.min_loss(ts, ts.initial(len(gold) - 1), gold) == 0)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(hs.integers(1, 10), hs.integers(0, 2**32 - 1))
+def test_random_walks_terminate_in_forests(n, seed):
+    ts = systems.get("arc-eager-nm")
+    c = random_walk(ts, n, np.random.default_rng(seed), 2 * n + 1)
+    assert ts.is_terminal(c)
+    assert is_forest(ts.heads(c))

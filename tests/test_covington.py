@@ -1,0 +1,83 @@
+"""Monotonic Covington: static oracle and the exact dynamic oracle (Algorithm 1)."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+from arcwise import systems
+from tests.reference import exhaustive
+from tests.reference.random_trees import reachable_configurations, trees
+
+TS = systems.get("covington")
+
+
+def run(ts, n, actions):
+    c = ts.initial(n)
+    for a in actions:
+        c = ts.apply(c, a)
+    return c
+
+
+def zero_cost(ts, c, gold, bound=None):
+    return sorted(a for a, cost in ts.costs(c, gold, bound).items() if cost == 0)
+
+
+def follow_static_oracle(ts, gold):
+    c = ts.initial(len(gold) - 1)
+    while not ts.is_terminal(c):
+        c = ts.apply(c, ts.static_oracle(c, gold))
+    return [h if h != -1 else 0 for h in ts.heads(c)][1:]
+
+
+@settings(max_examples=200, deadline=None)
+@given(trees(max_words=8))
+def test_static_oracle_rebuilds_every_tree(gold):
+    assert TS.can_build(gold)
+    assert follow_static_oracle(TS, gold) == gold[1:]
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.data())
+def test_loss_and_costs_equal_exhaustive_search(data):
+    gold = data.draw(trees(max_words=7))
+    c = data.draw(reachable_configurations(TS, gold))
+    memo = {}
+    assert TS.loss(c, gold) == exhaustive.min_loss(TS, c, gold, memo)
+    assert TS.costs(c, gold) == exhaustive.costs(TS, c, gold, memo)
+
+
+def test_oracle_is_exact_and_has_no_bounds():
+    assert TS.oracle.exact and TS.oracle.bounds == ()
+    assert TS.loss(TS.initial(0), [-1]) == 0
+
+
+def test_scripted_non_projective_sentence():
+    # gold: 1 <- 3, 3 -> 2 ... a crossing pair: 2 -> 4 and 3 -> 1 cross (1 < 2 < 3 < 4)
+    gold = [-1, 3, 4, 0, 3]
+    c = TS.initial(4)
+    assert zero_cost(TS, c, gold) == ["shift"]
+    c = TS.apply(c, "shift")  # λ1=[1], B=[2,3,4]
+    assert zero_cost(TS, c, gold) == ["no-arc", "shift"]
+    c = TS.apply(c, "shift")  # λ1=[1,2], B=[3,4]: 2 and 3 unlinked, 1 <- 3 further left
+    assert zero_cost(TS, c, gold) == ["no-arc"]
+    c = TS.apply(c, "no-arc")  # focus (1, 3): gold 3 -> 1
+    assert zero_cost(TS, c, gold) == ["left-arc"]
+    assert TS.static_oracle(c, gold) == "left-arc"
+    c = TS.apply(c, "left-arc")
+    assert TS.costs(c, gold) == {"shift": 0}
+    c = TS.apply(c, "shift")  # focus (3, 4): gold 4 <- 3
+    assert zero_cost(TS, c, gold) == ["right-arc"]
+    c = TS.apply(c, "no-arc")  # skipping 3 -> 4 loses it
+    assert TS.loss(c, gold) == 1
+    c = TS.apply(c, "right-arc")  # focus (2, 4): 2 -> 4 is wrong, but 4's gold arc was already lost
+    assert TS.loss(c, gold) == 2 and TS.heads(c) == [-1, 3, -1, -1, 2]
+
+
+def test_cycle_term_of_algorithm_1():
+    # gold 0 -> 1, 1 -> 3, 3 -> 2; the parser wrongly built 2 -> 1
+    gold = [-1, 0, 3, 1]
+    c = run(TS, 3, ["shift", "left-arc", "shift"])  # focus (2, 3)
+    assert TS.heads(c) == [-1, 2, -1, -1]
+    # U = {0 -> 1}; 3 -> 2 and 1 -> 3 are each reachable, but with 2 -> 1 they close a cycle
+    assert TS.loss(c, gold) == 2 == exhaustive.min_loss(TS, c, gold)
+    assert zero_cost(TS, c, gold) == ["left-arc", "no-arc"]  # shift loses both 3 -> 2 and 1 -> 3

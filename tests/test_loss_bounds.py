@@ -1,0 +1,79 @@
+"""The loss-bounds experiment (2017 paper Table 1) and its command."""
+
+import json
+
+import numpy as np
+from typer.testing import CliRunner
+
+from arcwise.analysis.loss_bounds import COLUMNS, explore_with_oracle, measure_loss_bounds
+from arcwise.cli.main import app
+from arcwise.systems import covington_nonmonotonic as system
+
+TREES = [
+    [-1, 2, 0, 2],
+    [-1, 3, 4, 0, 3, 4],  # non-projective: 2 -> 4 crosses 3 -> 1... and 3 -> 4
+    [-1, 0, 3, 1, 3, 4, 4],
+    [-1, 2, 0, 5, 5, 2, 5, 2],
+]
+
+
+def conllu(trees) -> str:
+    blocks = []
+    for heads in trees:
+        rows = [f"{d}\tw{d}\tw{d}\tX\tX\t_\t{heads[d]}\tdep\t_\t_" for d in range(1, len(heads))]
+        blocks.append("\n".join(rows) + "\n\n")
+    return "".join(blocks)
+
+
+def test_without_exploration_the_gold_path_costs_nothing():
+    table = measure_loss_bounds(TREES, 10_000, explore_with_oracle(0.0), seed=3)
+    assert table.sentences == len(TREES) and table.unresolved == 0 and table.violations == 0
+    expected = sum(len(h) * (len(h) + 1) for h in TREES)  # an upper limit on transitions
+    assert 0 < table.configurations <= expected
+    assert all(table.average(c) == 0 for c in COLUMNS)
+
+
+def test_with_exploration_the_bounds_sandwich_the_loss():
+    table = measure_loss_bounds(TREES * 5, 400, explore_with_oracle(0.3), seed=7)
+    assert table.configurations + table.unresolved == table.transitions <= 400
+    assert table.violations == 0 and table.sentences == 20
+    lower, loss, pc_upper, upper = (table.average(c) for c in COLUMNS)
+    assert lower <= loss <= pc_upper <= upper and upper > 0
+    assert table.relative_difference("loss") == 0
+
+
+def test_a_plugged_in_policy_is_followed():
+    taken = []
+
+    def always_shift_or_first(state, prepared, mask, rng):
+        action = system.SHIFT if mask[system.SHIFT] else int(np.flatnonzero(mask)[0])
+        taken.append(action)
+        return action
+
+    table = measure_loss_bounds([TREES[1]], 100, always_shift_or_first)
+    assert taken == [system.SHIFT] * 5 and table.configurations == 5
+    # focus (3, 4): 3 -> 1 is lost; (4, 5): 4 -> 2 and 3 -> 4 too, only 4 -> 5 is left
+    assert table.sums["loss"] == 0 + 0 + 0 + 1 + 3
+
+
+def test_command_prints_the_table_columns(tmp_path):
+    path = tmp_path / "tiny.conllu"
+    path.write_text(conllu(TREES))
+    runner = CliRunner()
+    arguments = ["loss-bounds", str(path), "--transitions", "60", "--explore-p", "0.2", "--json"]
+    result = runner.invoke(app, arguments)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["configurations"] + summary["unresolved"] == summary["transitions"] <= 60
+    assert set(summary["average"]) == set(COLUMNS) | {"witness"}
+    assert set(summary["relative_difference"]) == {"lower", "pc-upper", "upper", "witness"}
+    assert summary["bound_violations"] == 0
+    text = runner.invoke(app, ["loss-bounds", str(path), "--transitions", "20"])
+    assert text.exit_code == 0 and "pc-upper" in text.output
+
+
+def test_command_rejects_other_systems(tmp_path):
+    path = tmp_path / "tiny.conllu"
+    path.write_text(conllu(TREES))
+    result = CliRunner().invoke(app, ["loss-bounds", str(path), "--system", "covington"])
+    assert result.exit_code != 0

@@ -1,0 +1,73 @@
+"""Vocabularies: deterministic ids, frozen lookups, JSON round trips, encoded sentences."""
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from arcwise.corpus import ROOT
+from arcwise.io import conllu
+from arcwise.vocab import COLUMNS, ROOT_ID, UNKNOWN, Vocabularies, Vocabulary
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def test_ids_follow_first_appearance_after_the_reserved_ones():
+    v = Vocabulary(["the", "dog", "the", "barks"])
+    assert [v.id(s) for s in ["the", "dog", "barks"]] == [2, 3, 4]
+    assert len(v) == 5 and list(v) == ["the", "dog", "barks"]
+    assert v.id(ROOT) == ROOT_ID and v.string(ROOT_ID) == ROOT and v.string(UNKNOWN) == "<unknown>"
+    assert v.id("cat") == 5 and "cat" in v  # growing: new strings are added
+
+
+def test_frozen_vocabulary_maps_unknown_strings_to_unknown():
+    v = Vocabulary(["a", "b"], frozen=True)
+    assert v.id("c") == UNKNOWN and "c" not in v and len(v) == 4
+    assert v.encode((ROOT, "b", "c", "a")).tolist() == [ROOT_ID, 3, UNKNOWN, 2]
+
+
+def test_json_round_trip_keeps_ids():
+    sentences = list(conllu.read(DATA / "mwt_empty.conllu"))
+    vocabularies = Vocabularies.build(sentences)
+    data = json.loads(json.dumps(vocabularies.to_dict()))
+    assert set(data) == set(COLUMNS)
+    restored = Vocabularies.from_dict(data)
+    for s in sentences:
+        a, b = vocabularies.encode(s), restored.encode(s)
+        assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert restored.upos.frozen and restored.upos.id("NOVEL") == UNKNOWN
+    with pytest.raises(ValueError):
+        Vocabulary.from_dict({"strings": ["a", "a"], "frozen": True})
+
+
+def test_build_is_deterministic():
+    sentences = list(conllu.read(DATA / "mwt_empty.conllu"))
+    assert Vocabularies.build(sentences).to_dict() == Vocabularies.build(sentences).to_dict()
+    upos = Vocabularies.build(sentences).upos
+    assert list(upos)[:3] == ["AUX", "PART", "VERB"]
+
+
+def test_encoded_sentence_is_int32_arrays_of_n_plus_1():
+    s = next(conllu.read(DATA / "mwt_empty.conllu"))
+    vocabularies = Vocabularies()
+    encoded = vocabularies.encode(s)
+    for column in COLUMNS:
+        ids = getattr(encoded, column)
+        assert ids.dtype == np.int32 and ids.shape == (s.n + 1,) and ids[0] == ROOT_ID
+        vocabulary = getattr(vocabularies, column)
+        assert [vocabulary.string(i) for i in ids[1:]] == list(getattr(s, column)[1:])
+    assert encoded.head is s.head
+    assert encoded.upos.tolist() == [ROOT_ID, 2, 3, 4, 5]
+
+
+def test_frozen_encoding_of_unseen_sentence():
+    train = list(conllu.read(DATA / "mwt_empty.conllu"))
+    vocabularies = Vocabularies.build(train)
+    text = "1\tzebra\tzebra\tNOUN\tNN\tNew=Yes\t0\troot\t_\t_\n\n"
+    encoded = vocabularies.encode(next(conllu.read(io.StringIO(text))))
+    assert encoded.form.tolist() == [ROOT_ID, UNKNOWN]
+    assert encoded.feats.tolist() == [ROOT_ID, UNKNOWN]
+    assert encoded.upos[1] == vocabularies.upos.id("NOUN") != UNKNOWN
+    assert encoded.deprel[1] == vocabularies.deprel.id("root")
