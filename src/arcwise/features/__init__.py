@@ -1,1 +1,25 @@
-"""features."""
+"""Feature templates (text tables, compiled once) and the compiled hashed-feature extractor.
+
+>>> table = default_table("covington-nm")        # or compile_table(text, "covington-nm")
+>>> out_t, out_l = new_outputs(table.program)
+>>> extract(system_id, state, table.program, form, upos, xpos, feats, out_t, out_l)
+"""
+
+from arcwise.features.extract import extract, new_outputs
+from arcwise.features.templates import (
+    FeatureProgram,
+    FeatureTable,
+    compile_table,
+    default_table,
+    default_text,
+)
+
+__all__ = [
+    "FeatureProgram",
+    "FeatureTable",
+    "compile_table",
+    "default_table",
+    "default_text",
+    "extract",
+    "new_outputs",
+]

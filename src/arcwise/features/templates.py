@@ -1,0 +1,307 @@
+"""Feature templates: short text tables compiled once into a "feature program".
+
+A table has one template per line (``#`` starts a comment):
+
+    L0.wp + R0.w      @label
+
+A template is one or more *parts* joined by ``+``; a part is ``ADDRESS.ATOMS``:
+
+- ADDRESS: a base position of the system (`BASES_OF`: L0 L1 L2 R0 R1 R2 CL CR
+  for Covington; S0 S1 S2 B0 B1 B2 B3, and T0 T1 for 2-Planar's inactive
+  stack) followed by tree moves, each after a dot: ``h`` head, ``h2``
+  grandparent, ``l`` / ``r`` leftmost / rightmost (farthest) dependent,
+  ``l'`` / ``r'`` closest left / right dependent, ``l2`` / ``r2`` second
+  leftmost / rightmost dependent.  ``L0.h.l'`` is the closest left dependent
+  of L0's head.
+- ATOMS: the last dotted component, a run of atom names (`ATOMS`): ``w`` form,
+  ``p`` PoS (= ``u``, UPOS), ``x`` XPOS, ``m`` FEATS, ``l`` label of the arc
+  into the word, ``d`` distance between the system's two focus words,
+  ``v_l`` / ``v_r`` number of left / right dependents, ``s_l`` / ``s_r`` set of
+  left / right dependents' labels.  ``L0.wv_r`` = L0's form and right valency.
+
+A trailing ``@label`` marks a template that also feeds the label scorer.
+
+`compile_table` turns a table into a `FeatureProgram` of int arrays that
+`arcwise.features.extract.extract` runs: the distinct addresses (each a base
+position or a move from an earlier address), the distinct (address, atom)
+values, and per template the values it hashes.  Each template's hash seed is
+the hash of its canonical text, so editing one line of a table leaves the
+other templates' features (and a model's weights for them) unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import NamedTuple
+
+import numpy as np
+
+from arcwise.errors import ArcwiseError, InputError
+from arcwise.features.addresses import BASE_NAMES
+from arcwise.models.hashing import text_hash
+from arcwise.systems import ids
+
+# Base positions, one code each (the index); `addresses.base_positions` fills them.
+BASES = BASE_NAMES
+BASE = {name: code for code, name in enumerate(BASES)}
+
+_COVINGTON_BASES = ("L0", "L1", "L2", "R0", "R1", "R2", "CL", "CR")
+_STACK_BASES = ("S0", "S1", "S2", "B0", "B1", "B2", "B3")
+BASES_OF = {
+    ids.ARC_EAGER: _STACK_BASES,
+    ids.ARC_EAGER_NM: _STACK_BASES,
+    ids.ARC_HYBRID: _STACK_BASES,
+    ids.COVINGTON: _COVINGTON_BASES,
+    ids.COVINGTON_NM: _COVINGTON_BASES,
+    ids.TWO_PLANAR: _STACK_BASES + ("T0", "T1"),
+}
+
+# Tree moves from a word.
+MOVES = ("h", "h2", "l", "l'", "r", "r'", "l2", "r2")
+(HEAD, GRANDPARENT) = range(2)
+(LEFTMOST, CLOSEST_LEFT, RIGHTMOST, CLOSEST_RIGHT, LEFTMOST2, RIGHTMOST2) = range(2, 8)
+MOVE = {name: code for code, name in enumerate(MOVES)}
+
+# Atoms of a word (p is an alias of u: both are UPOS).
+ATOMS = ("w", "u", "x", "m", "l", "d", "v_l", "v_r", "s_l", "s_r")
+(FORM, UPOS, XPOS, FEATS, LABEL, DISTANCE) = range(6)
+(LEFT_VALENCY, RIGHT_VALENCY, LEFT_LABELS, RIGHT_LABELS) = range(6, 10)
+ATOM = {name: code for code, name in enumerate(ATOMS)} | {"p": UPOS}
+_ATOM_TOKEN = re.compile(r"v_l|v_r|s_l|s_r|[wpuxmld]")
+_BASE_TOKEN = re.compile(r"[A-Z][A-Z0-9]*\Z")
+
+MAX_VALUES = 8  # atoms per template, all parts together
+
+# Which default table each system reads (the files in features/templates/).
+TABLE_FILE = {
+    ids.ARC_EAGER: "arc_eager.txt",
+    ids.ARC_EAGER_NM: "arc_eager.txt",
+    ids.ARC_HYBRID: "arc_hybrid.txt",
+    ids.COVINGTON: "covington.txt",
+    ids.COVINGTON_NM: "covington.txt",
+    ids.TWO_PLANAR: "two_planar.txt",
+}
+
+
+@dataclass(frozen=True)
+class Part:
+    """One word of a template: where it is (base + moves) and which of its atoms."""
+
+    base: str
+    moves: tuple[str, ...]
+    atoms: tuple[str, ...]  # canonical names (p -> u)
+
+    @property
+    def address(self) -> tuple[str, ...]:
+        return (self.base, *self.moves)
+
+    def __str__(self) -> str:
+        atoms = "".join("p" if a == "u" else a for a in self.atoms)
+        return ".".join((*self.address, atoms))
+
+
+@dataclass(frozen=True)
+class Template:
+    parts: tuple[Part, ...]
+    label: bool  # also feeds the label scorer
+    line: int  # line number in its table
+
+    @property
+    def text(self) -> str:
+        """The canonical text (what the hash seed is computed from)."""
+        return " + ".join(map(str, self.parts))
+
+
+class FeatureProgram(NamedTuple):
+    """A compiled table: int arrays that `extract` interprets.
+
+    Address k is a base position (address_base[k] >= 0) or the move
+    address_move[k] from the earlier address address_parent[k].  Value v is
+    atom value_atom[v] of address value_address[v].  Template t hashes
+    values template_values[t, :] (-1 padded) from seed template_seed[t];
+    label_templates lists the templates that also feed the label scorer.
+    """
+
+    address_base: np.ndarray  # int32 [A]
+    address_parent: np.ndarray  # int32 [A]
+    address_move: np.ndarray  # int32 [A]
+    address_dependents: np.ndarray  # bool [A]: needs its dependents scanned
+    value_address: np.ndarray  # int32 [V]
+    value_atom: np.ndarray  # int32 [V]
+    template_values: np.ndarray  # int32 [T, MAX_VALUES]
+    template_seed: np.ndarray  # uint64 [T]
+    label_templates: np.ndarray  # int32 [L]
+
+
+@dataclass(frozen=True)
+class FeatureTable:
+    """A parsed and compiled table; `text` is what a model file stores."""
+
+    text: str
+    system_id: int
+    templates: tuple[Template, ...]
+    program: FeatureProgram
+
+    @property
+    def n_features(self) -> int:
+        """Transition features per configuration (one per template)."""
+        return len(self.templates)
+
+    @property
+    def n_label_features(self) -> int:
+        return int(self.program.label_templates.shape[0])
+
+    def to_json(self) -> dict:
+        """What a model file stores: the table's text (a model carries its feature set)."""
+        return {
+            "templates": self.text,
+            "n_features": self.n_features,
+            "n_label_features": self.n_label_features,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict, system: str | int, source: str) -> FeatureTable:
+        """Recompile a table stored by `to_json` (source names the model file in errors)."""
+        table = compile_table(data["templates"], system, f"{source} (feature templates)")
+        counts = (table.n_features, table.n_label_features)
+        if counts != (data["n_features"], data["n_label_features"]):
+            raise ArcwiseError(
+                f"{source}: the stored feature table compiles to {table.n_features} + "
+                f"{table.n_label_features} features, the model was trained with "
+                f"{data['n_features']} + {data['n_label_features']}"
+            )
+        return table
+
+
+# --- parsing ------------------------------------------------------------------
+
+
+def _parse_part(text: str, bases: tuple[str, ...], where) -> Part:
+    fields = text.split(".")
+    if len(fields) < 2 or not all(fields):
+        raise where(f"{text!r} is not ADDRESS.ATOMS (e.g. L0.wp, S0.h.p)")
+    base, *moves, atoms = fields
+    if not _BASE_TOKEN.match(base) or base not in BASES:
+        raise where(f"unknown base position {base!r}; this system has {' '.join(bases)}")
+    if base not in bases:
+        raise where(f"{base} is not a base position of this system; it has {' '.join(bases)}")
+    for move in moves:
+        if move not in MOVE:
+            raise where(f"unknown move {move!r} in {text!r}; moves are {' '.join(MOVES)}")
+    tokens = _ATOM_TOKEN.findall(atoms)
+    if "".join(tokens) != atoms:
+        raise where(
+            f"cannot read atoms {atoms!r} in {text!r}; atoms are w p u x m l d v_l v_r s_l s_r"
+        )
+    canonical = tuple(ATOMS[ATOM[t]] for t in tokens)
+    if len(set(canonical)) != len(canonical):
+        raise where(f"repeated atom in {text!r}")
+    return Part(base, tuple(moves), canonical)
+
+
+def parse(text: str, system_id: int, source: str = "<templates>") -> tuple[Template, ...]:
+    """The templates of a table (raises `InputError` at the first bad line)."""
+    bases = BASES_OF[system_id]
+    templates: list[Template] = []
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+
+        def where(message, number=number):
+            return InputError(source, number, message)
+
+        label = False
+        if "@" in line:
+            line, _, marker = line.partition("@")
+            line = line.strip()
+            if marker.strip() != "label" or not line:
+                raise where(f"unknown marker @{marker.strip()} (the only marker is @label)")
+            label = True
+        parts = tuple(_parse_part(p.strip(), bases, where) for p in line.split("+"))
+        n_values = sum(len(p.atoms) for p in parts)
+        if n_values > MAX_VALUES:
+            raise where(f"a template has at most {MAX_VALUES} atoms, this one {n_values}")
+        template = Template(parts, label, number)
+        if template.text in seen:
+            raise where(f"{template.text} repeats line {seen[template.text]}")
+        seen[template.text] = number
+        templates.append(template)
+    if not templates:
+        raise InputError(source, None, "the feature table has no templates")
+    return tuple(templates)
+
+
+# --- compiling ----------------------------------------------------------------
+
+
+def compile_templates(templates: tuple[Template, ...]) -> FeatureProgram:
+    """The `FeatureProgram` of parsed templates (shared addresses and values once)."""
+    addresses: dict[tuple[str, ...], int] = {}
+    base, parent, move = [], [], []
+
+    def address_of(path: tuple[str, ...]) -> int:
+        if path not in addresses:
+            if len(path) == 1:
+                base.append(BASE[path[0]])
+                parent.append(-1)
+                move.append(-1)
+            else:
+                up = address_of(path[:-1])  # parents get lower indices
+                base.append(-1)
+                parent.append(up)
+                move.append(MOVE[path[-1]])
+            addresses[path] = len(base) - 1
+        return addresses[path]
+
+    values: dict[tuple[int, int], int] = {}
+    rows = np.full((len(templates), MAX_VALUES), -1, dtype=np.int32)
+    for t, template in enumerate(templates):
+        k = 0
+        for part in template.parts:
+            a = address_of(part.address)
+            for atom in part.atoms:
+                rows[t, k] = values.setdefault((a, ATOM[atom]), len(values))
+                k += 1
+    dependents = np.zeros(len(base), dtype=np.bool_)
+    for (a, atom) in values:
+        if atom in (LEFT_VALENCY, RIGHT_VALENCY, LEFT_LABELS, RIGHT_LABELS):
+            dependents[a] = True
+    for a in range(len(base)):
+        if move[a] not in (-1, HEAD, GRANDPARENT):
+            dependents[parent[a]] = True
+    pairs = list(values)
+    return FeatureProgram(
+        address_base=np.array(base, dtype=np.int32),
+        address_parent=np.array(parent, dtype=np.int32),
+        address_move=np.array(move, dtype=np.int32),
+        address_dependents=dependents,
+        value_address=np.array([a for a, _ in pairs], dtype=np.int32),
+        value_atom=np.array([atom for _, atom in pairs], dtype=np.int32),
+        template_values=rows,
+        template_seed=np.array([text_hash(t.text) for t in templates], dtype=np.uint64),
+        label_templates=np.array([t for t, tm in enumerate(templates) if tm.label], dtype=np.int32),
+    )
+
+
+def compile_table(text: str, system: str | int, source: str = "<templates>") -> FeatureTable:
+    """Parse and compile a table for a system (name like "covington-nm" or an `ids` id)."""
+    system_id = ids.system_id(system) if isinstance(system, str) else int(system)
+    templates = parse(text, system_id, source)
+    return FeatureTable(text, system_id, templates, compile_templates(templates))
+
+
+def default_text(system: str | int) -> str:
+    """The bundled table of a system (features/templates/*.txt)."""
+    system_id = ids.system_id(system) if isinstance(system, str) else int(system)
+    files = resources.files("arcwise.features").joinpath("templates")
+    return files.joinpath(TABLE_FILE[system_id]).read_text(encoding="utf-8")
+
+
+def default_table(system: str | int) -> FeatureTable:
+    """The bundled table of a system, compiled."""
+    system_id = ids.system_id(system) if isinstance(system, str) else int(system)
+    return compile_table(default_text(system_id), system_id, f"templates/{TABLE_FILE[system_id]}")

@@ -1,0 +1,161 @@
+"""Feature tables: the grammar, its errors, and the bundled tables (the 2017 paper's Table 2)."""
+
+import re
+
+import numpy as np
+import pytest
+
+from arcwise.errors import InputError
+from arcwise.features.templates import (
+    MAX_VALUES,
+    compile_table,
+    default_table,
+    default_text,
+    parse,
+)
+from arcwise.systems import ids
+
+# Table 2 of the 2017 paper, as printed (LaTeX of the paper's text), in order.
+PAPER_TABLE_2 = r"""
+$L_0w; L_0p; L_0wp; L_0l; L_{0h}w; L_{0h}p; L_{0h}l; L_{0l'}w; L_{0l'}p;$
+$L_{0l'}l; L_{0r'}w; L_{0r'}p; L_{0r'}l; L_{0h2}w; L_{0h2}p; L_{0h2}l; L_{0l}w;$
+$L_{0l}p; L_{0l}l; L_{0r}w; L_{0r}p; L_{0r}l; L_{0}wd; L_{0}pd; L_{0}wv_{r}; L_{0}pv_{r};$
+$L_0wv_l; L_0pv_l; L_0ws_l; L_0ps_l; L_0ws_r; L_0ps_r; L_1w; L_1p;$
+$L_1wp; R_0w; R_0p; R_0wp; R_{0h}w; R_{0h}p; R_{0h}l; R_{0h2}w;$
+$R_{0h2}p; R_{0l'}w; R_{0l'}p; R_{0l'}l; R_{0l}w; R_{0l}p; R_{0l}l; R_0wd;$
+$R_0 pd; R_0 wv_l; R_0 pv_l; R_0 ws_l; R_0 ps_l; R_1 w; R_1 p; R_1 wp;$
+$R_2w; R_2p; R_2wp; CLw; CLp; CLwp; CRw; CRp; CRwp;$
+$L_0wp+R_0wp; L_0wp+R_0w; L_0w+R_0wp; L_0wp+R_0p;$
+$L_0p+R_0wp; L_0w+R_0w; L_0p+R_0p; R_0p+R_1p; L_0w+R_0wd;$
+$L_0 p + R_0 p d;$
+$R_0 p + R_1 p + R_2 p; L_0 p + R_0 p + R_1 p; L_{0h} p + L_0 p + R_0 p;$
+$L_{0}p+L_{0l'}p+R_{0}p; L_{0}p+L_{0r'}p+R_{0}p; L_{0}p+R_{0}p+R_{0l'}p;$
+$L_0 p + L_{0l'} p + L_{0l} p; L_0 p + L_{0r'} p + L_{0r} p; L_0 p + L_{0h} p + L_{0h2} p;$
+$R_0 p + R_{0l'} p + R_{0l} p;$
+"""
+
+_PAPER_PART = re.compile(r"(CL|CR|[LR]_\{?\d)(h2|h|l'|l|r'|r)?\}?(.+)")
+
+
+def paper_templates() -> list[str]:
+    """The paper's templates in arcwise notation: L_{0h}p -> L0.h.p, L_{0}wv_{r} -> L0.wv_r."""
+    text = PAPER_TABLE_2.replace("$", "").replace(" ", "").replace("\n", "")
+    text = re.sub(r"_\{([lr])\}", r"_\1", text)  # v_{r} -> v_r
+    out = []
+    for item in filter(None, text.split(";")):
+        parts = []
+        for part in item.split("+"):
+            base, move, atoms = _PAPER_PART.fullmatch(part).groups()
+            base = base.replace("_", "").replace("{", "")
+            parts.append(".".join([base] + ([move] if move else []) + [atoms]))
+        out.append(" + ".join(parts))
+    return out
+
+
+def test_covington_table_is_the_papers_table_2():
+    expected = paper_templates()
+    assert len(expected) == 87  # 67 unigrams, 10 pairs, 10 triples
+    for system in ("covington", "covington-nm"):
+        table = default_table(system)
+        assert [t.text for t in table.templates] == expected
+        assert table.n_features == 87
+
+
+def test_bundled_tables_compile_with_label_subsets():
+    counts = {}
+    for name, system in ids.BY_NAME.items():
+        table = default_table(system)
+        assert table.text == default_text(name)
+        assert 15 <= table.n_label_features <= 30  # the perceptron's author recommends ~20
+        assert table.program.template_seed.dtype == np.uint64
+        assert len(set(table.program.template_seed.tolist())) == table.n_features
+        counts[name] = (table.n_features, table.n_label_features)
+    assert counts["covington"] == (87, 21)
+    # the stack systems' tables start with Zhang & Nivre (2011)'s 72 templates
+    for name in ("arc-eager", "arc-hybrid", "two-planar"):
+        assert counts[name][0] > 72
+        zn = [t.text for t in default_table(name).templates[:72]]
+        assert zn == [t.text for t in default_table("arc-eager").templates[:72]]
+
+
+def test_two_planar_table_reads_the_inactive_stack():
+    bases = {p.base for t in default_table("two-planar").templates for p in t.parts}
+    assert {"T0", "T1", "B3"} <= bases
+
+
+def test_grammar():
+    (t,) = parse("L0.h.l'.wp + R0.d   @label  # comment", ids.COVINGTON)
+    assert t.label and t.line == 1
+    assert [(p.base, p.moves, p.atoms) for p in t.parts] == [
+        ("L0", ("h", "l'"), ("w", "u")),
+        ("R0", (), ("d",)),
+    ]
+    assert t.text == "L0.h.l'.wp + R0.d"
+    (u,) = parse("S0.uxm v_l".replace(" ", ""), ids.ARC_EAGER)
+    assert u.parts[0].atoms == ("u", "x", "m", "v_l") and u.text == "S0.pxmv_l"
+
+
+def test_program_shares_addresses_and_values():
+    table = compile_table("L0.w\nL0.wp\nL0.h.p + L0.p\nL0.h.h2.w", "covington")
+    p = table.program
+    # addresses: L0, L0.h, L0.h.h2 (each once, parents first)
+    assert p.address_base.tolist() == [0, -1, -1]
+    assert p.address_parent.tolist() == [-1, 0, 1]
+    # values: L0.w, L0.p, L0.h.p, L0.h.h2.w
+    assert len(p.value_address) == 4
+    assert p.template_values[:, :3].tolist() == [[0, -1, -1], [0, 1, -1], [2, 1, -1], [3, -1, -1]]
+    assert p.label_templates.tolist() == []
+
+
+def test_seeds_depend_on_the_template_text_only():
+    a = compile_table("L0.w\nR0.p\nL0.wp + R0.p", "covington").program.template_seed
+    b = compile_table("R0.p\n# moved\n\nL0.wp+R0.p\nL0.w", "covington").program.template_seed
+    assert sorted(a.tolist()) == sorted(b.tolist())
+
+
+@pytest.mark.parametrize(
+    "text,line,message",
+    [
+        ("L0.w\nQ0.w", 2, "unknown base position 'Q0'"),
+        ("S0.w", 1, "S0 is not a base position of this system"),
+        ("L0.w\n\n# c\nL0.x.w", 4, "unknown move 'x'"),
+        ("L0.wq", 1, "cannot read atoms 'wq'"),
+        ("L0.v", 1, "cannot read atoms 'v'"),
+        ("L0.ww", 1, "repeated atom"),
+        ("L0", 1, "is not ADDRESS.ATOMS"),
+        ("L0..w", 1, "is not ADDRESS.ATOMS"),
+        ("L0.w +", 1, "is not ADDRESS.ATOMS"),
+        ("L0.w\nL0.p\nL0.w", 3, "L0.w repeats line 1"),
+        ("L0.p\nL0.u", 2, "L0.p repeats line 1"),
+        ("L0.w @lable", 1, "unknown marker @lable"),
+        ("L0.wpxm + R0.wpxm + R1.w", 1, f"at most {MAX_VALUES} atoms"),
+        ("# nothing\n", None, "no templates"),
+    ],
+)
+def test_bad_lines_name_file_and_line(text, line, message):
+    with pytest.raises(InputError) as error:
+        compile_table(text, "covington", "my.txt")
+    assert error.value.line == line
+    assert message in error.value.message
+    where = f"my.txt:{line}" if line is not None else "my.txt"
+    assert str(error.value).startswith(f"{where}: ")
+
+
+def test_model_metadata_round_trip():
+    import json
+
+    from arcwise.errors import ArcwiseError
+    from arcwise.features import FeatureTable
+
+    table = default_table("two-planar")
+    stored = json.loads(json.dumps(table.to_json()))
+    again = FeatureTable.from_json(stored, "two-planar", "m.arcwise")
+    assert again.text == table.text
+    for a, b in zip(again.program, table.program):
+        assert np.array_equal(a, b)
+    stored["n_features"] += 1
+    with pytest.raises(ArcwiseError, match="m.arcwise"):
+        FeatureTable.from_json(stored, "two-planar", "m.arcwise")
+    with pytest.raises(InputError, match=r"m.arcwise \(feature templates\):1: "):
+        stored = {"templates": "Z9.w", "n_features": 1, "n_label_features": 0}
+        FeatureTable.from_json(stored, "two-planar", "m.arcwise")
