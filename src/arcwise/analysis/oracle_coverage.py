@@ -58,7 +58,7 @@ def oracle_coverage(ts: TransitionSystem, trees: Iterable[np.ndarray], progress=
             continue  # no gold tree (unannotated heads)
         cov.sentences += 1
         cov.words += len(gold) - 1
-        buildable = bool(ts.oracle.can_build(gold))
+        buildable = ts.can_build(gold)
         cov.buildable += buildable
         built = static_oracle_tree(ts, gold)
         correct = int(np.sum(built[1:] == gold[1:]))

@@ -1,7 +1,7 @@
 """The base positions of a configuration, per system: the words feature templates start from.
 
-`base_positions` fills one word index (or -1: no such word) per base code of
-`arcwise.features.templates.BASES`; codes a system does not use stay -1.
+`base_positions` fills one word index (or -1: no such word) per base code
+(the index in `BASE_NAMES`); codes a system does not use stay -1.
 
 - Covington (2017 paper, Table 2): L0 = i, the last word of λ1 (none when λ1
   is empty), L1 = i-1, L2 = i-2 (the words left of L0; λ1 = [1..i]); R0 = j,
@@ -22,11 +22,10 @@ from arcwise.systems import ids
 from arcwise.systems import state as st
 from arcwise.systems import two_planar
 
-BASE_NAMES = (
-    *("L0", "L1", "L2", "R0", "R1", "R2", "CL", "CR"),  # Covington
-    *("S0", "S1", "S2", "B0", "B1", "B2", "B3"),  # stack systems
-    *("T0", "T1"),  # 2-Planar's inactive stack
-)
+COVINGTON_BASES = ("L0", "L1", "L2", "R0", "R1", "R2", "CL", "CR")
+STACK_BASES = ("S0", "S1", "S2", "B0", "B1", "B2", "B3")
+INACTIVE_STACK_BASES = ("T0", "T1")  # 2-Planar
+BASE_NAMES = COVINGTON_BASES + STACK_BASES + INACTIVE_STACK_BASES  # a base's code is its index
 N_BASES = len(BASE_NAMES)
 L0, L1, L2, R0, R1, R2, CL, CR, S0, S1, S2, B0, B1, B2, B3, T0, T1 = range(N_BASES)
 

@@ -39,7 +39,12 @@ from typing import NamedTuple
 import numpy as np
 
 from arcwise.errors import ArcwiseError, InputError
-from arcwise.features.addresses import BASE_NAMES
+from arcwise.features.addresses import (
+    BASE_NAMES,
+    COVINGTON_BASES,
+    INACTIVE_STACK_BASES,
+    STACK_BASES,
+)
 from arcwise.models.hashing import text_hash
 from arcwise.systems import ids
 
@@ -47,15 +52,13 @@ from arcwise.systems import ids
 BASES = BASE_NAMES
 BASE = {name: code for code, name in enumerate(BASES)}
 
-_COVINGTON_BASES = ("L0", "L1", "L2", "R0", "R1", "R2", "CL", "CR")
-_STACK_BASES = ("S0", "S1", "S2", "B0", "B1", "B2", "B3")
 BASES_OF = {
-    ids.ARC_EAGER: _STACK_BASES,
-    ids.ARC_EAGER_NM: _STACK_BASES,
-    ids.ARC_HYBRID: _STACK_BASES,
-    ids.COVINGTON: _COVINGTON_BASES,
-    ids.COVINGTON_NM: _COVINGTON_BASES,
-    ids.TWO_PLANAR: _STACK_BASES + ("T0", "T1"),
+    ids.ARC_EAGER: STACK_BASES,
+    ids.ARC_EAGER_NM: STACK_BASES,
+    ids.ARC_HYBRID: STACK_BASES,
+    ids.COVINGTON: COVINGTON_BASES,
+    ids.COVINGTON_NM: COVINGTON_BASES,
+    ids.TWO_PLANAR: STACK_BASES + INACTIVE_STACK_BASES,
 }
 
 # Tree moves from a word.
@@ -70,7 +73,6 @@ ATOMS = ("w", "u", "x", "m", "l", "d", "v_l", "v_r", "s_l", "s_r")
 (LEFT_VALENCY, RIGHT_VALENCY, LEFT_LABELS, RIGHT_LABELS) = range(6, 10)
 ATOM = {name: code for code, name in enumerate(ATOMS)} | {"p": UPOS}
 _ATOM_TOKEN = re.compile(r"v_l|v_r|s_l|s_r|[wpuxmld]")
-_BASE_TOKEN = re.compile(r"[A-Z][A-Z0-9]*\Z")
 
 MAX_VALUES = 8  # atoms per template, all parts together
 
@@ -183,7 +185,7 @@ def _parse_part(text: str, bases: tuple[str, ...], where) -> Part:
     if len(fields) < 2 or not all(fields):
         raise where(f"{text!r} is not ADDRESS.ATOMS (e.g. L0.wp, S0.h.p)")
     base, *moves, atoms = fields
-    if not _BASE_TOKEN.match(base) or base not in BASES:
+    if base not in BASES:
         raise where(f"unknown base position {base!r}; this system has {' '.join(bases)}")
     if base not in bases:
         raise where(f"{base} is not a base position of this system; it has {' '.join(bases)}")

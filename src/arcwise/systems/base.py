@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from arcwise.systems import state as st
+from arcwise.trees.projectivity import is_well_formed
 
 
 @dataclass(frozen=True)
@@ -200,8 +201,9 @@ class TransitionSystem:
         return bounds.index(bound)
 
     def can_build(self, gold) -> bool:
-        """Can this system derive the gold tree at all?"""
-        return bool(self._need_oracle().can_build(_as_gold(gold)))
+        """Can this system derive the gold tree at all? (False for anything but a tree.)"""
+        gold = _as_gold(gold)
+        return bool(is_well_formed(gold)) and bool(self._need_oracle().can_build(gold))
 
     def static_oracle(self, c: Configuration, gold) -> str:
         """The action the static oracle takes in c towards the gold tree."""
