@@ -24,3 +24,4 @@ test: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis
+	find src -name "*.nb[ic]" -delete

@@ -9,6 +9,7 @@ import numpy as np
 
 from arcwise.oracles.walk import final_heads, follow_static_oracle
 from arcwise.systems import TransitionSystem
+from arcwise.systems.dispatch import initial
 
 
 @dataclass
@@ -38,12 +39,9 @@ def static_oracle_tree(ts: TransitionSystem, gold: np.ndarray) -> np.ndarray:
     """The tree (headless words attached to 0) the static oracle builds for gold."""
     k, oracle = ts.kernels, ts.oracle
     n = len(gold) - 1
-    state = k.initial(n)
-    prepared = oracle.prepare(gold)
+    state = initial(k.system_id, n, k.options)
     max_steps = 4 * (n + 1) * (n + 1) + 16
-    follow_static_oracle(
-        state, prepared, k.is_terminal, k.legal, k.apply, oracle.static, len(k.actions), max_steps
-    )
+    follow_static_oracle(k.system_id, oracle.variant, state, oracle.prepare(gold), max_steps)
     return final_heads(state)
 
 

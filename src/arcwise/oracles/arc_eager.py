@@ -43,7 +43,7 @@ from numba import njit
 
 from arcwise.systems import arc_eager as ae
 from arcwise.systems import state as st
-from arcwise.systems.base import OracleKernels, SystemKernels
+from arcwise.systems.base import OracleKernels, SystemKernels, pack_gold
 from arcwise.trees.projectivity import children, is_projective
 
 GONE, STACK, BUFFER = 0, 1, 2
@@ -59,8 +59,7 @@ def prepare(gold: np.ndarray) -> tuple:
     """(gold heads, dependents start, dependents, [is projective]): `children` of the gold tree."""
     gold = np.ascontiguousarray(gold, dtype=np.int32)
     start, deps = children(gold)
-    projective = np.array([is_projective(gold)], dtype=np.bool_)
-    return gold, start, deps, projective
+    return pack_gold(gold, start, deps, is_projective(gold))
 
 
 @njit(cache=True)

@@ -51,7 +51,7 @@ from numba import njit
 
 from arcwise.systems import arc_hybrid as ah
 from arcwise.systems import state as st
-from arcwise.systems.base import OracleKernels, SystemKernels
+from arcwise.systems.base import OracleKernels, SystemKernels, pack_gold
 from arcwise.trees.projective_order import maximal_projective_components, projective_positions
 from arcwise.trees.projectivity import children, is_projective
 
@@ -70,7 +70,7 @@ def prepare(gold: np.ndarray, swap: str = "") -> tuple:
     words = np.arange(len(gold), dtype=np.int32)
     position = projective_positions(gold) if swap else words
     component = maximal_projective_components(gold) if swap == "lazy" else words
-    return gold, start, deps, position, component
+    return pack_gold(gold, start, deps, position, component)
 
 
 # --- where a word is ---------------------------------------------------------
@@ -325,6 +325,9 @@ def can_build_any(gold: np.ndarray) -> bool:
     return True
 
 
+NO_SWAP, LAZY_SWAP, EAGER_SWAP = 0, 1, 2  # OracleKernels.variant
+
+
 def make(kernels: SystemKernels, swap: str = "lazy") -> OracleKernels:
     """The oracles of `kernels`; with Swap, `swap` = "lazy" or "eager" selects the static oracle."""
     if ah.SWAP not in kernels.enabled:
@@ -340,4 +343,5 @@ def make(kernels: SystemKernels, swap: str = "lazy") -> OracleKernels:
         can_build=can_build_any,
         costs=swap_costs,
         exact=False,
+        variant=LAZY_SWAP if swap == "lazy" else EAGER_SWAP,
     )

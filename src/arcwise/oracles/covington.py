@@ -21,7 +21,7 @@ from numba import njit
 
 from arcwise.oracles.cycles import count_functional_cycles
 from arcwise.systems import state as st
-from arcwise.systems.base import OracleKernels, SystemKernels
+from arcwise.systems.base import OracleKernels, SystemKernels, pack_gold
 from arcwise.systems import covington
 from arcwise.systems.covington import LEFT_ARC, NO_ARC, RIGHT_ARC, SHIFT
 
@@ -29,7 +29,7 @@ from arcwise.systems.covington import LEFT_ARC, NO_ARC, RIGHT_ARC, SHIFT
 def prepare(gold: np.ndarray) -> tuple:
     """(gold heads, leftmost[j]: the leftmost word k >= 1 linked to j in gold, j if none)."""
     gold = np.ascontiguousarray(gold, dtype=np.int32)
-    return gold, _leftmost_links(gold)
+    return pack_gold(gold, _leftmost_links(gold))
 
 
 @njit(cache=True)
@@ -63,7 +63,7 @@ def is_past(i, j, x, y):
 
 @njit(cache=True)
 def static(state, prepared):
-    gold, leftmost = prepared
+    gold, leftmost = prepared[0], prepared[1]
     i, j = focus_positions(state)
     if i > 0 and j < len(gold):
         if gold[i] == j and st.head_of(state, i) == -1:

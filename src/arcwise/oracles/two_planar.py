@@ -37,7 +37,7 @@ from arcwise.oracles.covington import _component_roots
 from arcwise.oracles.cycles import count_functional_cycles
 from arcwise.systems import state as st
 from arcwise.systems import two_planar
-from arcwise.systems.base import OracleKernels, SystemKernels
+from arcwise.systems.base import OracleKernels, SystemKernels, pack_gold
 from arcwise.systems.two_planar import LEFT_ARC, REDUCE, RIGHT_ARC, SHIFT, SWITCH, stack_of, tops
 from arcwise.trees.planarity import plane_assignment, words_two_planar
 from arcwise.trees.projectivity import is_well_formed
@@ -48,7 +48,7 @@ LOST = 1 << 20  # larger than any loss
 def prepare(gold: np.ndarray) -> tuple:
     """(gold heads, canonical plane of each word's gold arc; -1: root arc or not placed)."""
     gold = np.ascontiguousarray(gold, dtype=np.int32)
-    return gold, plane_assignment(gold)
+    return pack_gold(gold, plane_assignment(gold))
 
 
 def can_build(gold: np.ndarray) -> bool:
@@ -82,7 +82,7 @@ def _linked(state, gold, a, b):
 @njit(cache=True)
 def static(state, prepared):
     """Gómez-Rodríguez & Nivre's (2010) static oracle, planes fixed in advance."""
-    gold, planes = prepared
+    gold, planes = prepared[0], prepared[1]
     p = state[st.FOCUS]
     s, t, j = tops(state)
     may_switch = state[st.PREVIOUS] != SWITCH
@@ -145,7 +145,7 @@ def plane_loss(state, gold, planes):
 @njit(cache=True)
 def loss(state, prepared, bound):
     """ℓ(c), or after a Switch (no second Switch allowed) the least ℓ one transition later."""
-    gold, planes = prepared
+    gold, planes = prepared[0], prepared[1]
     if state[st.PREVIOUS] != SWITCH or two_planar.is_terminal(state):
         return plane_loss(state, gold, planes)
     mask = np.zeros(len(two_planar.ACTIONS), dtype=np.bool_)
@@ -163,7 +163,7 @@ def loss(state, prepared, bound):
 @njit(cache=True)
 def _gold_arc_waits(state, prepared, mask, out):
     """Can a gold arc of the active plane be built now at zero cost (Switch would delay it)?"""
-    gold, planes = prepared
+    gold, planes = prepared[0], prepared[1]
     p = state[st.FOCUS]
     s, _, j = tops(state)
     left = mask[LEFT_ARC] and out[LEFT_ARC] == 0 and gold[s] == j and planes[s] == p
@@ -203,6 +203,9 @@ def costs_unregularized(state, prepared, bound, out):
     action_costs(state, prepared, out, False)
 
 
+REGULARIZED, UNREGULARIZED = 0, 1  # OracleKernels.variant
+
+
 def make(kernels: SystemKernels, regularize: bool = True) -> OracleKernels:
     return OracleKernels(
         prepare=prepare,
@@ -211,4 +214,5 @@ def make(kernels: SystemKernels, regularize: bool = True) -> OracleKernels:
         can_build=can_build,
         costs=costs if regularize else costs_unregularized,
         exact=False,
+        variant=REGULARIZED if regularize else UNREGULARIZED,
     )

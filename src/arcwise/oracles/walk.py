@@ -1,8 +1,8 @@
 """Compiled walks through a transition system driven by an oracle.
 
-The kernels of a system and an oracle are passed in as first-class numba
-functions, so one compiled loop serves every system (numba specialises it
-per system on first use and caches the result).
+One cached compiled loop serves every system: it reaches the system's and
+the oracle's kernels through `arcwise.systems.dispatch` and
+`arcwise.oracles.dispatch` by system id and oracle variant.
 """
 
 from __future__ import annotations
@@ -10,24 +10,29 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from arcwise.oracles import dispatch as oracles
+from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
 
 
-@njit  # not cached: numba cannot cache functions that take functions (index pickling fails)
-def follow_static_oracle(state, prepared, is_terminal, legal, apply, static, n_actions, max_steps):
+@njit(cache=True)
+def follow_static_oracle(system, variant, state, gold, max_steps):
     """Apply the static oracle's actions until a terminal configuration.
 
-    Returns the number of actions taken, or -1 if the oracle chose an illegal
-    action or the walk exceeded max_steps (the tree is then not rebuilt; the
-    walk is finished with the first legal action so `state` is terminal).
+    system: an `arcwise.systems.ids` id; variant: `OracleKernels.variant`;
+    gold: the oracle's prepared gold tuple.  Returns the number of actions
+    taken, or -1 if the oracle chose an illegal action or the walk exceeded
+    max_steps (the tree is then not rebuilt; the walk is finished with the
+    first legal action so `state` is terminal).
     """
+    n_actions = systems.n_actions(system)
     mask = np.zeros(n_actions, dtype=np.bool_)
     steps = 0
     ok = True
-    while not is_terminal(state):
+    while not systems.is_terminal(system, state):
         mask[:] = False
-        legal(state, mask)
-        action = static(state, prepared) if ok else -1
+        systems.legal(system, state, mask)
+        action = oracles.static(system, variant, state, gold) if ok else -1
         if action < 0 or action >= n_actions or not mask[action] or steps >= max_steps:
             ok = False
             action = -1
@@ -37,7 +42,7 @@ def follow_static_oracle(state, prepared, is_terminal, legal, apply, static, n_a
                     break
             if action == -1:
                 break
-        apply(state, action, -1)
+        systems.apply(system, state, action, -1)
         steps += 1
         if steps > 2 * max_steps:
             break

@@ -39,18 +39,51 @@ class SystemKernels:
     apply: Callable[[np.ndarray, int, int], None]
     describe: Callable[[np.ndarray], dict[str, Any]] | None = None
 
+    @property
+    def system_id(self) -> int:
+        """The `arcwise.systems.ids` id of the base system, for compiled dispatch."""
+        from arcwise.systems.ids import system_id
+
+        return system_id(self.name)
+
+    @property
+    def options(self) -> int:
+        """The variant's option bits, as its initial states carry them in the OPTIONS slot."""
+        return int(self.initial(0)[st.OPTIONS])
+
+
+GOLD_ARRAYS = 6  # arrays in every oracle's prepared gold tuple
+
+
+def pack_gold(*arrays) -> tuple[np.ndarray, ...]:
+    """The uniform prepared-gold tuple: GOLD_ARRAYS contiguous 1-D int32 arrays.
+
+    Scalars become 1-element arrays, other dtypes int32; missing arrays are
+    empty.  One tuple type (a numba UniTuple) for every oracle lets compiled
+    code call any of them from the same branch of a dispatch.
+    """
+    if len(arrays) > GOLD_ARRAYS:
+        raise ValueError(f"at most {GOLD_ARRAYS} gold arrays, got {len(arrays)}")
+    packed = [np.ascontiguousarray(np.ravel(a), dtype=np.int32) for a in arrays]
+    packed += [np.zeros(0, dtype=np.int32) for _ in range(GOLD_ARRAYS - len(arrays))]
+    return tuple(packed)
+
 
 @dataclass(frozen=True)
 class OracleKernels:
     """What an oracle module provides (via its ``make(system_kernels, **options)``).
 
     prepare(gold) turns a gold head array (int32, n+1, gold[0] == -1) into the
-    per-sentence tuple of arrays the kernels read, computed once per sentence.
+    per-sentence arrays the kernels read, computed once per sentence: always
+    `pack_gold(gold, ...)`, a tuple of GOLD_ARRAYS int32 arrays (kernels read
+    ``prepared[k]``), so that every oracle takes the same argument types.
     static(state, prepared) -> action id.
     loss(state, prepared, bound) -> int: minimum Hamming loss reachable (or its
     bound).  costs(state, prepared, bound, out) writes loss(apply(c, a)) -
     loss(c) into out[a] for every legal a (None: computed generically).
     bound is an index into `bounds` (0 when the oracle has no bounds).
+    variant selects among an oracle module's options in compiled dispatch
+    (`arcwise.oracles.dispatch`); each module's ``make`` sets it.
     """
 
     prepare: Callable[[np.ndarray], tuple]
@@ -60,6 +93,7 @@ class OracleKernels:
     costs: Callable[..., None] | None = None
     bounds: tuple[str, ...] = ()
     exact: bool = True  # does `loss` equal the exhaustive minimum (no bound argument)?
+    variant: int = 0
 
 
 class Configuration:

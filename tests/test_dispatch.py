@@ -1,0 +1,151 @@
+"""The compiled dispatchers agree with every system's and oracle's own kernels,
+and the walk built on them is loaded from numba's cache in a fresh process."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+from arcwise import systems
+from arcwise.oracles import dispatch as oracle_dispatch
+from arcwise.oracles.walk import final_heads, follow_static_oracle
+from arcwise.systems import dispatch as system_dispatch
+from arcwise.systems.base import GOLD_ARRAYS, pack_gold
+from tests.reference.random_trees import trees
+
+VARIANTS = [
+    ("arc-eager", {}),
+    ("arc-eager+lba", {}),
+    ("arc-eager+rba", {}),
+    ("arc-eager+lnba", {}),
+    ("arc-eager+rnba", {}),
+    ("arc-eager+lba+rba+lnba+rnba", {}),
+    ("arc-eager-nm", {}),
+    ("arc-hybrid", {}),
+    ("arc-hybrid+swap", {"swap": "lazy"}),
+    ("arc-hybrid+swap", {"swap": "eager"}),
+    ("covington", {}),
+    ("covington-nm", {}),
+    ("two-planar", {}),
+    ("two-planar", {"regularize": False}),
+]
+IDS = [name + "".join(f"-{v}" for v in options.values()) for name, options in VARIANTS]
+SYSTEMS = {key: systems.get(name, **options) for key, (name, options) in zip(IDS, VARIANTS)}
+
+
+def test_pack_gold_gives_one_tuple_type():
+    packed = pack_gold(np.array([-1, 0], dtype=np.int64), np.array([True, False]), 3)
+    assert len(packed) == GOLD_ARRAYS
+    assert all(a.dtype == np.int32 and a.ndim == 1 and a.flags.c_contiguous for a in packed)
+    assert [a.tolist() for a in packed[:3]] == [[-1, 0], [1, 0], [3]]
+    assert all(len(a) == 0 for a in packed[3:])
+    with pytest.raises(ValueError):
+        pack_gold(*([1] * (GOLD_ARRAYS + 1)))
+
+
+@pytest.mark.parametrize("key", IDS)
+def test_every_prepare_is_packed(key):
+    prepared = SYSTEMS[key].oracle.prepare(np.array([-1, 2, 0, 2], dtype=np.int32))
+    assert len(prepared) == GOLD_ARRAYS
+    assert all(a.dtype == np.int32 and a.ndim == 1 for a in prepared)
+
+
+@pytest.mark.parametrize("key", IDS)
+@settings(max_examples=40, deadline=None)
+@given(gold=trees(1, 7), seed=hs.integers(0, 2**32 - 1))
+def test_dispatch_equals_module_kernels(key, gold, seed):
+    ts = SYSTEMS[key]
+    k, oracle = ts.kernels, ts.oracle
+    system, variant = k.system_id, oracle.variant
+    n = len(gold) - 1
+    prepared = oracle.prepare(np.asarray(gold, dtype=np.int32))
+    state = k.initial(n)
+    assert np.array_equal(system_dispatch.initial(system, n, k.options), state)
+    assert system_dispatch.n_actions(system) == len(k.actions)
+    twin = state.copy()  # the state driven through the dispatcher
+    rng = np.random.default_rng(seed)
+    for _ in range(4 * (n + 1) * (n + 1)):
+        assert bool(system_dispatch.is_terminal(system, twin)) == bool(k.is_terminal(state))
+        if k.is_terminal(state):
+            break
+        mask = np.zeros(len(k.actions), dtype=np.bool_)
+        k.legal(state, mask)
+        twin_mask = np.zeros(len(k.actions), dtype=np.bool_)
+        system_dispatch.legal(system, twin, twin_mask)
+        assert np.array_equal(twin_mask, mask)
+        assert oracle_dispatch.static(system, variant, twin, prepared) == oracle.static(
+            state, prepared
+        )
+        for bound in range(max(len(oracle.bounds), 1)):
+            expected = oracle.loss(state, prepared, bound)
+            assert oracle_dispatch.loss(system, variant, twin, prepared, bound) == expected
+            out = np.zeros(len(k.actions), dtype=np.int64)
+            oracle.costs(state, prepared, bound, out)
+            twin_out = np.zeros(len(k.actions), dtype=np.int64)
+            oracle_dispatch.costs(system, variant, twin, prepared, bound, twin_out)
+            assert np.array_equal(twin_out[mask], out[mask])
+        action = int(rng.choice(np.flatnonzero(mask)))
+        label = int(rng.integers(-1, 3)) if k.labeled[action] else -1
+        k.apply(state, action, label)
+        system_dispatch.apply(system, twin, action, label)
+        assert np.array_equal(twin, state)
+
+
+@pytest.mark.parametrize("key", IDS)
+@settings(max_examples=25, deadline=None)
+@given(gold=trees(1, 8))
+def test_walk_follows_the_modules_static_oracle(key, gold):
+    ts = SYSTEMS[key]
+    k, oracle = ts.kernels, ts.oracle
+    n = len(gold) - 1
+    prepared = oracle.prepare(np.asarray(gold, dtype=np.int32))
+    expected = k.initial(n)
+    taken = 0
+    mask = np.zeros(len(k.actions), dtype=np.bool_)
+    while not k.is_terminal(expected):
+        mask[:] = False
+        k.legal(expected, mask)
+        action = oracle.static(expected, prepared)
+        if not mask[action]:
+            pytest.skip("the static oracle leaves the system here (covered by the module tests)")
+        k.apply(expected, action, -1)
+        taken += 1
+    state = system_dispatch.initial(k.system_id, n, k.options)
+    max_steps = 4 * (n + 1) * (n + 1) + 16
+    assert follow_static_oracle(k.system_id, oracle.variant, state, prepared, max_steps) == taken
+    assert np.array_equal(state, expected)
+    assert final_heads(state)[0] == -1
+
+
+WALK_SCRIPT = """
+import numpy as np
+from arcwise.oracles import covington_nonmonotonic
+from arcwise.oracles.walk import follow_static_oracle
+from arcwise.systems import dispatch
+from arcwise.systems.ids import COVINGTON_NM
+
+state = dispatch.initial(COVINGTON_NM, 3, 0)
+gold = covington_nonmonotonic.prepare(np.array([-1, 2, 0, 2], dtype=np.int32))
+assert follow_static_oracle(COVINGTON_NM, 0, state, gold, 100) > 0
+stats = follow_static_oracle.stats
+print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
+"""
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="no compiled code to cache")
+def test_a_fresh_process_loads_the_walk_from_cache():
+    root = Path(__file__).resolve().parents[1]
+
+    def run():
+        command = [sys.executable, "-c", WALK_SCRIPT]
+        done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=True)
+        hits, misses = map(int, done.stdout.split())
+        return hits, misses
+
+    run()  # compiles and writes the cache if it is not there yet
+    assert run() == (1, 0)
