@@ -10,7 +10,13 @@ from hypothesis import strategies as hs
 from arcwise import systems
 from tests.reference import exhaustive
 from tests.reference.arc_eager_bruteforce import derivable
-from tests.reference.random_trees import is_projective, random_walk, reachable_configurations, trees
+from tests.reference.random_trees import (
+    is_forest,
+    is_projective,
+    random_walk,
+    reachable_configurations,
+    trees,
+)
 
 FEW = os.environ.get("NUMBA_DISABLE_JIT") == "1"  # the pure-Python run gets fewer examples
 
@@ -28,17 +34,6 @@ def follow_static(ts, gold):
     while not ts.is_terminal(c):
         c = ts.apply(c, ts.static_oracle(c, gold))
     return [-1] + [h if h != -1 else 0 for h in ts.heads(c)[1:]]  # headless words -> 0
-
-
-def is_forest(heads) -> bool:
-    for d in range(1, len(heads)):
-        seen, w = set(), d
-        while w != -1:
-            if w in seen:
-                return False
-            seen.add(w)
-            w = heads[w]
-    return True
 
 
 # "She ate the red apple": 2 -> 1, 0 -> 2, 5 -> 3, 5 -> 4, 2 -> 5

@@ -6,22 +6,17 @@ from hypothesis import strategies as hs
 
 from arcwise import systems
 from tests.reference import exhaustive
-from tests.reference.random_trees import is_projective, random_walk, reachable_configurations, trees
+from tests.reference.random_trees import (
+    is_forest,
+    is_projective,
+    random_walk,
+    reachable_configurations,
+    trees,
+)
 
 
 def zero_cost(ts, c, gold):
     return {a for a, cost in ts.costs(c, gold).items() if cost == 0}
-
-
-def is_forest(heads):
-    """Every word reaches -1 without revisiting a word."""
-    for d in range(1, len(heads)):
-        seen, w = set(), d
-        while w != -1:
-            assert w not in seen, f"cycle through {w} in {heads}"
-            seen.add(w)
-            w = heads[w]
-    return True
 
 
 def follow_static_oracle(ts, n, gold, limit=10_000):

@@ -55,3 +55,15 @@ def reachable_configurations(draw, ts, gold):
     seed = draw(hs.integers(0, 2**32 - 1))
     steps = draw(hs.integers(0, 4 * len(gold)))
     return random_walk(ts, len(gold) - 1, np.random.default_rng(seed), steps)
+
+
+def is_forest(heads) -> bool:
+    """Brute force: following heads from every word ends at -1 without revisiting a word."""
+    for d in range(1, len(heads)):
+        seen, w = set(), d
+        while w != -1:
+            if w in seen:
+                return False
+            seen.add(w)
+            w = heads[w]
+    return True
