@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from arcwise.oracles.covington import focus_positions, is_past, prepare, static
+from arcwise.oracles.covington import can_build, focus_positions, is_past, prepare, static
 from arcwise.oracles.cycles import count_elementary_cycles, elementary_cycles
 from arcwise.systems import covington_nonmonotonic as system
 from arcwise.systems import state as st
@@ -166,11 +166,6 @@ def costs(state, prepared, bound, out):
             after[:] = state
             system.apply(after, a, -1)
             out[a] = loss(after, prepared, bound) - base
-
-
-def can_build(gold: np.ndarray) -> bool:
-    """Covington builds every forest, so every tree."""
-    return True
 
 
 def make(kernels: SystemKernels, **options) -> OracleKernels:

@@ -18,11 +18,13 @@ end-of-sentence Reduces are not needed.  The arc REDUCE adds is unlabeled
 
 from __future__ import annotations
 
+import sys
+
 from numba import njit
 
 from arcwise.systems import arc_eager as ae
 from arcwise.systems import state as st
-from arcwise.systems.base import SystemKernels
+from arcwise.systems.base import SystemKernels, kernels_of_module
 
 SHIFT, LEFT_ARC, RIGHT_ARC, REDUCE = ae.SHIFT, ae.LEFT_ARC, ae.RIGHT_ARC, ae.REDUCE
 ACTIONS = ae.ACTIONS[:4]
@@ -58,17 +60,8 @@ def apply(state, action, label):
     state[st.PREVIOUS] = action
 
 
+describe = ae.describe
+
+
 def make(options: frozenset[str]) -> SystemKernels:
-    if options:
-        raise ValueError(f"arc-eager-nm has no variants, got +{'+'.join(sorted(options))}")
-    return SystemKernels(
-        name="arc-eager-nm",
-        actions=ACTIONS,
-        labeled=LABELED,
-        enabled=tuple(range(len(ACTIONS))),
-        initial=initial,
-        is_terminal=is_terminal,
-        legal=legal,
-        apply=apply,
-        describe=ae.describe,
-    )
+    return kernels_of_module("arc-eager-nm", sys.modules[__name__], options)

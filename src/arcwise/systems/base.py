@@ -69,6 +69,27 @@ def pack_gold(*arrays) -> tuple[np.ndarray, ...]:
     return tuple(packed)
 
 
+def kernels_of_module(name: str, module: Any, options: frozenset[str]) -> SystemKernels:
+    """The kernels of a system without variants, read from its module.
+
+    The module defines ACTIONS, LABELED, initial, is_terminal, legal, apply and
+    describe; every action is enabled.
+    """
+    if options:
+        raise ValueError(f"{name} has no variants, got +{'+'.join(sorted(options))}")
+    return SystemKernels(
+        name=name,
+        actions=module.ACTIONS,
+        labeled=module.LABELED,
+        enabled=tuple(range(len(module.ACTIONS))),
+        initial=module.initial,
+        is_terminal=module.is_terminal,
+        legal=module.legal,
+        apply=module.apply,
+        describe=module.describe,
+    )
+
+
 @dataclass(frozen=True)
 class OracleKernels:
     """What an oracle module provides (via its ``make(system_kernels, **options)``).

@@ -8,10 +8,12 @@ attached to the root 0.
 
 from __future__ import annotations
 
+import sys
+
 from numba import njit
 
 from arcwise.systems import state as st
-from arcwise.systems.base import SystemKernels
+from arcwise.systems.base import SystemKernels, kernels_of_module
 
 SHIFT, NO_ARC, LEFT_ARC, RIGHT_ARC = range(4)
 ACTIONS = ("shift", "no-arc", "left-arc", "right-arc")
@@ -82,16 +84,4 @@ def describe(state) -> dict:
 
 
 def make(options: frozenset[str]) -> SystemKernels:
-    if options:
-        raise ValueError(f"covington has no variants, got +{'+'.join(sorted(options))}")
-    return SystemKernels(
-        name="covington",
-        actions=ACTIONS,
-        labeled=LABELED,
-        enabled=tuple(range(len(ACTIONS))),
-        initial=initial,
-        is_terminal=is_terminal,
-        legal=legal,
-        apply=apply,
-        describe=describe,
-    )
+    return kernels_of_module("covington", sys.modules[__name__], options)

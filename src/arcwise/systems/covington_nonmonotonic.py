@@ -10,10 +10,12 @@ cycle with (the arc into the new head whose source the dependent dominates).
 
 from __future__ import annotations
 
+import sys
+
 from numba import njit
 
 from arcwise.systems import state as st
-from arcwise.systems.base import SystemKernels
+from arcwise.systems.base import SystemKernels, kernels_of_module
 from arcwise.systems.covington import (
     ACTIONS,
     LABELED,
@@ -64,16 +66,4 @@ def apply(state, action, label):
 
 
 def make(options: frozenset[str]) -> SystemKernels:
-    if options:
-        raise ValueError(f"covington-nm has no variants, got +{'+'.join(sorted(options))}")
-    return SystemKernels(
-        name="covington-nm",
-        actions=ACTIONS,
-        labeled=LABELED,
-        enabled=tuple(range(len(ACTIONS))),
-        initial=initial,
-        is_terminal=is_terminal,
-        legal=legal,
-        apply=apply,
-        describe=describe,
-    )
+    return kernels_of_module("covington-nm", sys.modules[__name__], options)

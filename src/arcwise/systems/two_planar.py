@@ -14,10 +14,12 @@ a stack and root arcs are implicit (words left headless attach to 0).
 
 from __future__ import annotations
 
+import sys
+
 from numba import njit
 
 from arcwise.systems import state as st
-from arcwise.systems.base import SystemKernels
+from arcwise.systems.base import SystemKernels, kernels_of_module
 
 SHIFT, REDUCE, LEFT_ARC, RIGHT_ARC, SWITCH = range(5)
 ACTIONS = ("shift", "reduce", "left-arc", "right-arc", "switch")
@@ -112,16 +114,4 @@ def describe(state) -> dict:
 
 
 def make(options: frozenset[str]) -> SystemKernels:
-    if options:
-        raise ValueError(f"two-planar has no variants, got +{'+'.join(sorted(options))}")
-    return SystemKernels(
-        name="two-planar",
-        actions=ACTIONS,
-        labeled=LABELED,
-        enabled=tuple(range(len(ACTIONS))),
-        initial=initial,
-        is_terminal=is_terminal,
-        legal=legal,
-        apply=apply,
-        describe=describe,
-    )
+    return kernels_of_module("two-planar", sys.modules[__name__], options)
