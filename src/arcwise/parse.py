@@ -1,0 +1,289 @@
+"""Greedy parsing with a trained model: one compiled call parses a whole batch.
+
+`parse_batch` takes many sentences as flat id arrays (each sentence's n + 1
+entries, root first, concatenated; `offsets[k]` is where sentence k starts)
+and, per configuration, extracts the hashed features, scores the legal
+labeled classes with the averaged weights and applies the best one, until
+the configuration is terminal.  Words still headless at the end are
+attached to 0 with the most frequent label of root arcs in the training
+data (`root_label`), so the output is always a well-formed tree.
+
+`Parser` is the Python face: a system, vocabularies, feature table, classes
+and averaged weights, saved to and loaded from one model file
+(`arcwise.models.modelfile`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from arcwise import systems as registry
+from arcwise.corpus import ROOT, Sentence
+from arcwise.errors import ArcwiseError
+from arcwise.features import FeatureTable, extract
+from arcwise.models import modelfile
+from arcwise.models import perceptron as pc
+from arcwise.systems import dispatch as systems
+from arcwise.systems import state as st
+from arcwise.vocab import Vocabularies
+
+BATCH_SENTENCES = 4096  # sentences per compiled call (bounds the flat arrays)
+
+
+@njit(cache=True)
+def max_steps(n):
+    """A bound on the transitions of an n-word sentence in any system (a guard, never reached)."""
+    return 4 * (n + 1) * (n + 1) + 16
+
+
+@njit(cache=True)
+def final_tree(state, root_label, heads_out, labels_out):
+    """The tree of a (terminal) configuration into heads_out, labels_out (n + 1 entries).
+
+    Headless words go to 0 with root_label; a cycle (which no system should
+    leave) is broken by attaching the word where it is found to 0, so the
+    result is always a tree rooted at 0.
+    """
+    n = state[st.N]
+    heads = st.region(state, st.HEADS)
+    labels = st.region(state, st.LABELS)
+    heads_out[0] = -1
+    labels_out[0] = -1
+    for d in range(1, n + 1):
+        if heads[d] < 0 or heads[d] > n:
+            heads_out[d] = 0
+            labels_out[d] = root_label
+        else:
+            heads_out[d] = heads[d]
+            labels_out[d] = labels[d] if labels[d] >= 0 else root_label
+    # 0 = not seen, k = on the path walked from word k, -1 = known to reach 0
+    seen = np.zeros(n + 1, dtype=np.int64)
+    seen[0] = -1
+    for d in range(1, n + 1):
+        w = d
+        while seen[w] == 0:
+            seen[w] = d
+            w = heads_out[w]
+        if seen[w] == d:  # back on this path: a cycle through w
+            heads_out[w] = 0
+            labels_out[w] = root_label
+        w = d
+        while seen[w] == d:
+            seen[w] = -1
+            w = heads_out[w]
+
+
+@njit(cache=True)
+def parse_sentence(
+    system_id, options, program, weights, class_transition, class_label, root_label,
+    form, upos, xpos, feats, heads_out, labels_out,
+):
+    """Parse one sentence (id arrays of n + 1 entries) greedily into heads_out, labels_out."""
+    n = form.shape[0] - 1
+    n_classes = class_transition.shape[0]
+    state = systems.initial(system_id, n, options)
+    mask = np.zeros(systems.n_actions(system_id), dtype=np.bool_)
+    legal = np.zeros(n_classes, dtype=np.bool_)
+    scores = np.zeros(n_classes, dtype=np.float64)
+    features = np.zeros(program.template_values.shape[0], dtype=np.uint64)
+    label_features = np.zeros(program.label_templates.shape[0], dtype=np.uint64)
+    limit = max_steps(n)
+    steps = 0
+    while not systems.is_terminal(system_id, state) and steps < limit:
+        mask[:] = False
+        systems.legal(system_id, state, mask)
+        pc.legal_classes(class_transition, mask, legal)
+        extract(system_id, state, program, form, upos, xpos, feats, features, label_features)
+        c = pc.best_class(weights, features, label_features, legal, scores)
+        if c < 0:
+            break
+        systems.apply(system_id, state, class_transition[c], class_label[c])
+        steps += 1
+    final_tree(state, root_label, heads_out, labels_out)
+
+
+@njit(cache=True)
+def parse_batch(
+    system_id, options, program, weights, class_transition, class_label, root_label,
+    offsets, form, upos, xpos, feats,
+):
+    """Parse every sentence of a batch; returns (heads, labels) laid out like `form`.
+
+    offsets: int64 [sentences + 1]; sentence k is entries offsets[k] ..
+    offsets[k+1] - 1 of form, upos, xpos, feats (int32 ids, root first).
+    heads[offsets[k] + d] is word d's head (-1 for the root entry);
+    labels holds label ids (indices of the model's labels, -1 at the root).
+    """
+    heads = np.empty(form.shape[0], dtype=np.int32)
+    labels = np.empty(form.shape[0], dtype=np.int32)
+    for k in range(offsets.shape[0] - 1):
+        a, b = offsets[k], offsets[k + 1]
+        parse_sentence(
+            system_id, options, program, weights, class_transition, class_label, root_label,
+            form[a:b], upos[a:b], xpos[a:b], feats[a:b], heads[a:b], labels[a:b],
+        )
+    return heads, labels
+
+
+class Batch:
+    """Sentences encoded as the flat id arrays the compiled loops read."""
+
+    def __init__(self, sentences: Sequence[Sentence], vocabularies: Vocabularies):
+        encoded = [vocabularies.encode(s) for s in sentences]
+        sizes = np.array([len(e.form) for e in encoded], dtype=np.int64)
+        self.offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=self.offsets[1:])
+
+        def flat(column: str) -> np.ndarray:
+            if not encoded:
+                return np.zeros(0, dtype=np.int32)
+            return np.ascontiguousarray(np.concatenate([getattr(e, column) for e in encoded]))
+
+        self.form, self.upos, self.xpos, self.feats = map(flat, ("form", "upos", "xpos", "feats"))
+        self.deprel = flat("deprel")
+        self.head = flat("head")
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def words(self) -> tuple[np.ndarray, ...]:
+        """(offsets, form, upos, xpos, feats): the arguments of `parse_batch`."""
+        return self.offsets, self.form, self.upos, self.xpos, self.feats
+
+
+class Parser:
+    """A trained greedy transition-based parser.
+
+    >>> parser = Parser.load("en.model")
+    >>> head, deprel = parser.parse(sentence)        # or parser.parse([s1, s2, ...])
+
+    A parse is (head, deprel): n + 1 entries each like a Sentence's columns
+    (head[0] == -1, deprel[0] == ROOT), ready for `arcwise.io.conllu.with_tree`.
+    """
+
+    def __init__(
+        self,
+        system: str,
+        vocabularies: Vocabularies,
+        table: FeatureTable,
+        classes: pc.ClassSet,
+        weights: pc.Weights,
+        root_label: str,
+        hyperparameters: dict[str, Any] | None = None,
+        scores: dict[str, Any] | None = None,
+        training_data_sha256: str | None = None,
+        command_line: Sequence[str] = (),
+    ):
+        self.system = system
+        self.kernels = registry.get(system).kernels
+        self.vocabularies = vocabularies
+        self.table = table
+        self.classes = classes
+        self.weights = weights
+        if root_label not in classes.labels:
+            raise ValueError(f"root label {root_label!r} is not one of the model's labels")
+        self.root_label = root_label
+        self.hyperparameters = dict(hyperparameters or {})
+        self.scores = dict(scores or {})
+        self.training_data_sha256 = training_data_sha256
+        self.command_line = list(command_line)  # what the CLI records of the run that made it
+
+    def __repr__(self) -> str:
+        return f"Parser({self.system!r}, {self.classes!r})"
+
+    def parse_encoded(self, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+        """`parse_batch` on an encoded batch: flat (heads, label ids)."""
+        return parse_batch(
+            self.kernels.system_id,
+            self.kernels.options,
+            self.table.program,
+            self.weights,
+            self.classes.transition,
+            self.classes.label,
+            self.classes.labels.index(self.root_label),
+            *batch.words(),
+        )
+
+    def parse(
+        self, sentences: Sentence | Sequence[Sentence]
+    ) -> tuple[np.ndarray, tuple[str, ...]] | list[tuple[np.ndarray, tuple[str, ...]]]:
+        """The (head, deprel) of a sentence, or the list of them for a sequence of sentences."""
+        if isinstance(sentences, Sentence):
+            return self.parse([sentences])[0]
+        trees = []
+        labels = self.classes.labels
+        for start in range(0, len(sentences), BATCH_SENTENCES):
+            batch = Batch(sentences[start : start + BATCH_SENTENCES], self.vocabularies)
+            heads, label_ids = self.parse_encoded(batch)
+            offsets = batch.offsets.tolist()
+            for a, b in zip(offsets, offsets[1:]):
+                deprel = (ROOT, *(labels[k] for k in label_ids[a + 1 : b].tolist()))
+                trees.append((heads[a:b].copy(), deprel))
+        return trees
+
+    # --- model files -------------------------------------------------------
+
+    def meta(self) -> dict[str, Any]:
+        """The model file's metadata (see `arcwise.models.modelfile`)."""
+        base, *extensions = self.system.split("+")
+        return {
+            "system": self.system,
+            "options": {"extensions": extensions, "option_bits": self.kernels.options},
+            "labels": list(self.classes.labels),
+            "root_label": self.root_label,
+            "classes": self.classes.to_json(),
+            "vocabularies": self.vocabularies.to_dict(),
+            "features": self.table.to_json(),
+            "training_data_sha256": self.training_data_sha256,
+            "scores": self.scores,
+            "hyperparameters": self.hyperparameters,
+            "command_line": self.command_line,
+        }
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the model file (averaged float32 weights + metadata), atomically."""
+        modelfile.save(path, pc.to_arrays(self.weights), self.meta())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, mapped: bool = False) -> Parser:
+        """A parser from a model file; any problem with the file is an `ArcwiseError`."""
+        source = os.fspath(path)
+        arrays, meta = modelfile.load(path, mapped=mapped)
+        try:
+            system = meta["system"]
+            kernels = registry.get(system).kernels
+            if meta["options"].get("option_bits") != kernels.options:
+                raise ArcwiseError(f"{source}: the model's system options differ from {system}'s")
+            classes = pc.ClassSet.for_system(kernels, meta["labels"])
+            if classes.to_json() != meta["classes"]:
+                raise ArcwiseError(f"{source}: the model's classes differ from {system}'s")
+            table = FeatureTable.from_json(meta["features"], system, source)
+            vocabularies = Vocabularies.from_dict(meta["vocabularies"])
+            root_label = meta["root_label"]
+        except ArcwiseError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise ArcwiseError(f"{source}: bad model metadata ({error})") from None
+        weights = pc.from_arrays(arrays, classes, source)
+        return cls(
+            system,
+            vocabularies,
+            table,
+            classes,
+            weights,
+            root_label,
+            hyperparameters=meta["hyperparameters"],
+            scores=meta["scores"],
+            training_data_sha256=meta["training_data_sha256"],
+            command_line=meta["command_line"],
+        )
+
+
+def load(path: str | os.PathLike) -> Parser:
+    """`Parser.load`."""
+    return Parser.load(path)

@@ -1,0 +1,389 @@
+"""Training a greedy parser: an averaged perceptron over labeled transitions.
+
+Each epoch is ONE compiled call (`train_epoch`) over every training sentence,
+in an order shuffled by the seed.  Per configuration:
+
+- static oracle: the class to learn is the static oracle's action, labeled
+  (for an arc) with the gold label of the dependent the arc attaches; the
+  perceptron is updated if the model's best legal class differs, and the
+  oracle's action is followed.  Gold trees the system cannot build are
+  skipped.
+- dynamic oracle with error exploration (Goldberg & Nivre 2012, Algorithm
+  3): the costs of every legal action (`arcwise.oracles.dispatch.costs`)
+  make the zero-cost classes -- zero-cost transitions; an arc class only with
+  the gold label of its dependent.  If the model's best class is not one of
+  them, the perceptron moves toward the best-scoring zero-cost class.  The
+  parser then follows its own prediction when exploring (from epoch index
+  `explore_from` on, 0-based, with probability `explore_p`, numba's
+  np.random seeded per epoch from the seed), else the best zero-cost class.
+
+"Zero-cost" means the least cost among the legal actions: it is 0 for exact
+oracles, and the best available for the bounds of covington-nm.
+
+Every configuration is one perceptron example (it advances the averaging
+step).  After each epoch the averaged weights parse the dev sentences; the
+epoch with the best dev LAS is kept (the last one without dev data).  With
+the same data, options and seed, training gives identical weights.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from arcwise import systems as registry
+from arcwise.corpus import Sentence
+from arcwise.eval.metrics import evaluate
+from arcwise.features import FeatureTable, default_table, extract
+from arcwise.io.conllu import with_tree
+from arcwise.models import perceptron as pc
+from arcwise.oracles import dispatch as oracles
+from arcwise.parse import Batch, Parser, max_steps
+from arcwise.systems import dispatch as systems
+from arcwise.systems import state as st
+from arcwise.systems.base import GOLD_ARRAYS
+from arcwise.trees.projectivity import is_well_formed
+from arcwise.vocab import Vocabularies
+
+ORACLES = ("static", "dynamic")
+
+
+@njit(cache=True)
+def arc_dependent(system_id, state, scratch, action):
+    """The word whose head `action` sets in state (applied to the scratch copy); -1 if none."""
+    scratch[:] = state
+    systems.apply(system_id, scratch, action, 0)
+    heads = st.HEADER + st.HEADS * (state[st.N] + 1)
+    for d in range(1, state[st.N] + 1):
+        if scratch[heads + d] != state[heads + d] and scratch[heads + d] != -1:
+            return d
+    return -1
+
+
+@njit(cache=True)
+def labeled_class(system_id, state, scratch, action, gold_label, first_class, takes_label):
+    """The class of action labeled, for an arc, with the gold label of its dependent."""
+    label = 0
+    if takes_label[action]:
+        d = arc_dependent(system_id, state, scratch, action)
+        if d > 0 and gold_label[d] >= 0:
+            label = gold_label[d]
+    return pc.class_of(first_class, takes_label, action, label)
+
+
+@njit(cache=True)
+def zero_cost_classes(
+    system_id, variant, state, scratch, gold, bound, legal, costs, class_transition,
+    class_label, gold_label, out,
+):
+    """out[c] = is class c legal and zero-cost (least-cost transition; for an arc, gold label)."""
+    costs[:] = 0
+    oracles.costs(system_id, variant, state, gold, bound, costs)
+    least = np.iinfo(np.int64).max
+    for c in range(legal.shape[0]):
+        if legal[c] and costs[class_transition[c]] < least:
+            least = costs[class_transition[c]]
+    last_action = -1
+    label = -1
+    for c in range(legal.shape[0]):
+        out[c] = legal[c] and costs[class_transition[c]] == least
+        if out[c] and class_label[c] >= 0:
+            action = class_transition[c]
+            if action != last_action:  # first class of the action's label block
+                last_action = action
+                d = arc_dependent(system_id, state, scratch, action)
+                label = gold_label[d] if d > 0 else -1
+            if label >= 0:
+                out[c] = class_label[c] == label
+
+
+@njit(cache=True)
+def train_sentence(
+    system_id, options, variant, bound, dynamic, explore, explore_p, program, weights, totals,
+    step, class_transition, class_label, first_class, takes_label, form, upos, xpos, feats,
+    gold_label, gold,
+):
+    """Train on one sentence; returns (step, configurations, updates, words with a wrong head)."""
+    n = form.shape[0] - 1
+    n_classes = class_transition.shape[0]
+    state = systems.initial(system_id, n, options)
+    scratch = state.copy()
+    mask = np.zeros(systems.n_actions(system_id), dtype=np.bool_)
+    costs = np.zeros(systems.n_actions(system_id), dtype=np.int64)
+    legal = np.zeros(n_classes, dtype=np.bool_)
+    zero_cost = np.zeros(n_classes, dtype=np.bool_)
+    scores = np.zeros(n_classes, dtype=np.float64)
+    features = np.zeros(program.template_values.shape[0], dtype=np.uint64)
+    label_features = np.zeros(program.label_templates.shape[0], dtype=np.uint64)
+    configurations = 0
+    updates = 0
+    limit = max_steps(n)
+    while not systems.is_terminal(system_id, state) and configurations < limit:
+        mask[:] = False
+        systems.legal(system_id, state, mask)
+        pc.legal_classes(class_transition, mask, legal)
+        extract(system_id, state, program, form, upos, xpos, feats, features, label_features)
+        predicted = pc.best_class(weights, features, label_features, legal, scores)
+        if predicted < 0:
+            break
+        if dynamic:
+            zero_cost_classes(
+                system_id, variant, state, scratch, gold, bound, legal, costs,
+                class_transition, class_label, gold_label, zero_cost,
+            )
+            target = predicted if zero_cost[predicted] else pc.argmax(scores, zero_cost)
+            if target < 0:
+                break
+        else:
+            action = oracles.static(system_id, variant, state, gold)
+            if action < 0 or action >= mask.shape[0] or not mask[action] or first_class[action] < 0:
+                break
+            target = labeled_class(
+                system_id, state, scratch, action, gold_label, first_class, takes_label
+            )
+        if target != predicted:
+            pc.update(weights, totals, features, label_features, target, predicted, step)
+            updates += 1
+        step += 1
+        configurations += 1
+        follow = target
+        if explore and np.random.random() < explore_p:
+            follow = predicted
+        systems.apply(system_id, state, class_transition[follow], class_label[follow])
+    wrong = 0
+    heads = st.region(state, st.HEADS)
+    for d in range(1, n + 1):
+        if max(heads[d], 0) != gold[0][d]:
+            wrong += 1
+    return step, configurations, updates, wrong
+
+
+@njit(cache=True)
+def train_epoch(
+    system_id, options, variant, bound, dynamic, explore, explore_p, seed, program, weights,
+    totals, step, class_transition, class_label, first_class, takes_label, order, offsets,
+    form, upos, xpos, feats, gold_label, gold_flat, gold_offsets,
+):
+    """One pass over the sentences in `order`; returns (step, configurations, updates, wrong).
+
+    Sentence k's words are entries offsets[k] .. offsets[k+1] - 1 of form,
+    upos, xpos, feats and gold_label (label ids, -1 at the root); its
+    prepared gold arrays are gold_flat[j][gold_offsets[k, j] : gold_offsets[k+1, j]].
+    step: perceptron examples seen so far (over all epochs).
+    """
+    np.random.seed(seed)
+    configurations = 0
+    updates = 0
+    wrong = 0
+    g = gold_flat
+    o = gold_offsets
+    for i in range(order.shape[0]):
+        k = order[i]
+        a, b = offsets[k], offsets[k + 1]
+        gold = (
+            g[0][o[k, 0] : o[k + 1, 0]],
+            g[1][o[k, 1] : o[k + 1, 1]],
+            g[2][o[k, 2] : o[k + 1, 2]],
+            g[3][o[k, 3] : o[k + 1, 3]],
+            g[4][o[k, 4] : o[k + 1, 4]],
+            g[5][o[k, 5] : o[k + 1, 5]],
+        )
+        step, c, u, w = train_sentence(
+            system_id, options, variant, bound, dynamic, explore, explore_p, program, weights,
+            totals, step, class_transition, class_label, first_class, takes_label,
+            form[a:b], upos[a:b], xpos[a:b], feats[a:b], gold_label[a:b], gold,
+        )
+        configurations += c
+        updates += u
+        wrong += w
+    return step, configurations, updates, wrong
+
+
+def _flat_gold(prepared: list[tuple[np.ndarray, ...] | None]) -> tuple[tuple, np.ndarray]:
+    """Concatenate per-sentence prepared gold tuples (None = never visited): (arrays, offsets)."""
+    empty = np.zeros(0, dtype=np.int32)
+    offsets = np.zeros((len(prepared) + 1, GOLD_ARRAYS), dtype=np.int64)
+    for k, p in enumerate(prepared):
+        sizes = [0] * GOLD_ARRAYS if p is None else [len(a) for a in p]
+        offsets[k + 1] = offsets[k] + sizes
+    arrays = tuple(
+        np.ascontiguousarray(
+            np.concatenate([empty] + [p[j] for p in prepared if p is not None]), dtype=np.int32
+        )
+        for j in range(GOLD_ARRAYS)
+    )
+    return arrays, offsets
+
+
+def _root_label(sentences: list[Sentence]) -> str:
+    """The most frequent label of arcs from 0 (ties: the first seen)."""
+    counts = Counter(
+        s.deprel[d] for s in sentences for d in range(1, s.n + 1) if s.head[d] == 0
+    )
+    if not counts:
+        counts = Counter(label for s in sentences for label in s.deprel[1:])
+    return counts.most_common(1)[0][0]
+
+
+def data_sha256(sentences: Iterable[Sentence]) -> str:
+    """SHA-256 of the sentences' lines (what a model records of its training data)."""
+    digest = hashlib.sha256()
+    for s in sentences:
+        digest.update("\n".join(s.lines).encode("utf-8"))
+        digest.update(b"\n\n")
+    return digest.hexdigest()
+
+
+def train(
+    system: str,
+    train_sentences: Iterable[Sentence],
+    dev_sentences: Iterable[Sentence] | None = None,
+    *,
+    oracle: str = "static",
+    bound: str | None = None,
+    epochs: int = 15,
+    explore_from: int = 1,
+    explore_p: float = 0.9,
+    seed: int = 0,
+    progress: Callable[[dict[str, Any]], Any] | None = None,
+    table: FeatureTable | None = None,
+    transition_buckets: int | None = None,
+    label_buckets: int | None = None,
+    **oracle_options: Any,
+) -> tuple[Parser, dict[str, Any]]:
+    """Train a parser for `system` (a registry name like "covington-nm" or "arc-eager+lba").
+
+    oracle: "static" or "dynamic"; bound: the oracle's bound ("lower",
+    "pc-upper", "upper" for covington-nm; None = its first); exploration from
+    epoch index explore_from (0-based) with probability explore_p; table: the
+    feature table (default: the system's bundled one); bucket counts: powers
+    of two (default `perceptron.default_buckets`); oracle_options go to the
+    system's oracle (e.g. swap="eager").  progress, if given, is called with
+    each epoch's log entry.  Returns (the parser of the best epoch, the log).
+    """
+    if oracle not in ORACLES:
+        raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
+    if epochs < 1:
+        raise ValueError("epochs must be at least 1")
+    ts = registry.get(system, **oracle_options)
+    kernels, oracle_kernels = ts.kernels, ts.oracle
+    if oracle_kernels is None:
+        raise ValueError(f"{system} has no oracle to train with")
+    if bound is not None and bound not in oracle_kernels.bounds:
+        bounds = ", ".join(oracle_kernels.bounds) or "(none)"
+        raise ValueError(f"{system} takes bound in {bounds}, not {bound!r}")
+    bound_index = oracle_kernels.bounds.index(bound) if bound is not None else 0
+    dynamic = oracle == "dynamic"
+
+    sentences = list(train_sentences)
+    dev = list(dev_sentences) if dev_sentences is not None else []
+    vocabularies = Vocabularies.build(sentences)
+    labels = list(vocabularies.deprel)
+    root_label = _root_label(sentences)
+    classes = pc.ClassSet.for_system(kernels, labels)
+    table = table or default_table(system)
+    model = pc.AveragedPerceptron(classes, transition_buckets, label_buckets)
+
+    batch = Batch(sentences, vocabularies)
+    gold_label = np.maximum(batch.deprel - 2, -1).astype(np.int32)  # vocabulary id -> label id
+    prepared: list[tuple[np.ndarray, ...] | None] = []
+    usable, malformed, unbuildable = [], 0, 0
+    for k, s in enumerate(sentences):
+        well_formed = bool(is_well_formed(np.asarray(s.head, dtype=np.int32)))
+        buildable = well_formed and ts.can_build(s.head)
+        malformed += not well_formed
+        unbuildable += well_formed and not buildable
+        if buildable or (dynamic and well_formed):
+            usable.append(k)
+            prepared.append(oracle_kernels.prepare(np.asarray(s.head, dtype=np.int32)))
+        else:
+            prepared.append(None)
+    gold_flat, gold_offsets = _flat_gold(prepared)
+    usable_array = np.array(usable, dtype=np.int64)
+
+    hyperparameters = {
+        "oracle": oracle,
+        "bound": bound,
+        "epochs": epochs,
+        "explore_from": explore_from,
+        "explore_p": explore_p,
+        "seed": seed,
+        "oracle_options": oracle_options,
+        "transition_buckets": model.transition_buckets,
+        "label_buckets": model.label_buckets,
+    }
+    log: dict[str, Any] = {
+        "system": system,
+        "sentences": len(sentences),
+        "words": int(sum(s.n for s in sentences)),
+        "malformed": malformed,
+        "unbuildable": unbuildable,
+        "skipped": len(sentences) - len(usable),
+        "hyperparameters": hyperparameters,
+        "epochs": [],
+        "best_epoch": None,
+    }
+    parser = Parser(system, vocabularies, table, classes, model.weights, root_label,
+                    hyperparameters, {}, data_sha256(sentences))
+    dev_batch = Batch(dev, vocabularies) if dev else None
+    best: tuple[float, pc.Weights, dict] | None = None
+    step = 0
+    trained_words = int(sum(sentences[k].n for k in usable))
+    for epoch in range(epochs):
+        order = np.random.default_rng([seed, epoch]).permutation(usable_array)
+        explore = dynamic and epoch >= explore_from
+        started = time.perf_counter()
+        step, configurations, updates, wrong = train_epoch(
+            kernels.system_id, kernels.options, oracle_kernels.variant, bound_index, dynamic,
+            explore, explore_p, (seed * 1_000_003 + epoch) % 2**32, table.program,
+            model.weights, model.totals, step, classes.transition, classes.label,
+            classes.first_class, classes.takes_label, order, batch.offsets, batch.form,
+            batch.upos, batch.xpos, batch.feats, gold_label, gold_flat, gold_offsets,
+        )
+        seconds = time.perf_counter() - started
+        parser.weights = model.averaged(max(step, 1))
+        entry: dict[str, Any] = {
+            "epoch": epoch + 1,
+            "seconds": round(seconds, 3),
+            "sentences_per_second": round(len(usable) / seconds, 1) if seconds > 0 else None,
+            "configurations": int(configurations),
+            "updates": int(updates),
+            "error_rate": round(updates / max(configurations, 1), 6),
+            "train_head_errors": round(wrong / max(trained_words, 1), 6),
+            "exploring": bool(explore),
+        }
+        if dev_batch is not None:
+            scores = score_parser(parser, dev, dev_batch)
+            entry["dev_uas"], entry["dev_las"] = round(scores.uas, 2), round(scores.las, 2)
+        log["epochs"].append(entry)
+        key = entry.get("dev_las", 0.0)
+        if best is None or dev_batch is None or key > best[0]:
+            best = (key, parser.weights, entry)
+            log["best_epoch"] = epoch + 1
+        if progress is not None:
+            progress(entry)
+    assert best is not None
+    parser.weights = best[1]
+    if dev_batch is not None:
+        parser.scores = {"dev": {"uas": best[2]["dev_uas"], "las": best[2]["dev_las"],
+                                 "epoch": best[2]["epoch"]}}
+    return parser, log
+
+
+def score_parser(parser: Parser, gold: list[Sentence], batch: Batch | None = None):
+    """`evaluate` the parser's output on gold sentences (an encoded batch of them may be given)."""
+    batch = batch or Batch(gold, parser.vocabularies)
+    heads, label_ids = parser.parse_encoded(batch)
+    labels = parser.classes.labels
+    offsets = batch.offsets.tolist()
+    parsed = [
+        with_tree(s, heads[a:b], ("", *(labels[k] for k in label_ids[a + 1 : b].tolist())))
+        for s, a, b in zip(gold, offsets, offsets[1:])
+    ]
+    return evaluate(gold, parsed)
