@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import arcwise
+
 from arcwise.errors import ArcwiseError
 from arcwise.io import conllu
 from arcwise.models import modelfile
@@ -96,7 +98,8 @@ def test_save_load_round_trip(trained, data, tmp_path):
     parser, _ = trained["covington-nm"]
     path = tmp_path / "model.arcwise"
     parser.save(path)
-    loaded = Parser.load(path)
+    loaded = arcwise.load(path)  # the top-level entry point, same as Parser.load
+    assert isinstance(loaded, Parser)
     assert loaded.system == parser.system and loaded.root_label == parser.root_label
     assert loaded.classes == parser.classes
     dev = data[1]

@@ -6,3 +6,10 @@ treebanks, `arcwise.eval` for scores, and the `arcwise` command line.
 """
 
 __version__ = "0.1.0"
+
+
+def load(path):
+    """Load a trained parser: ``arcwise.load("model.arcwise").parse(sentences)``."""
+    from arcwise.parse import Parser
+
+    return Parser.load(path)
