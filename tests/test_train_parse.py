@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import arcwise
-
 from arcwise.errors import ArcwiseError
 from arcwise.io import conllu
 from arcwise.models import modelfile
