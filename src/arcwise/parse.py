@@ -79,6 +79,20 @@ def final_tree(state, root_label, heads_out, labels_out):
 
 
 @njit(cache=True)
+def best_legal_class(
+    system_id, state, program, weights, class_transition, form, upos, xpos, feats,
+    mask, legal, features, label_features, scores,
+):
+    """The model's best legal labeled transition in `state` (-1 if none); fills the
+    work arrays mask, legal, features, label_features and scores on the way."""
+    mask[:] = False
+    systems.legal(system_id, state, mask)
+    pc.legal_classes(class_transition, mask, legal)
+    extract(system_id, state, program, form, upos, xpos, feats, features, label_features)
+    return pc.best_class(weights, features, label_features, legal, scores)
+
+
+@njit(cache=True)
 def parse_sentence(
     system_id, options, program, weights, class_transition, class_label, root_label,
     form, upos, xpos, feats, heads_out, labels_out,
@@ -95,11 +109,10 @@ def parse_sentence(
     limit = max_steps(n)
     steps = 0
     while not systems.is_terminal(system_id, state) and steps < limit:
-        mask[:] = False
-        systems.legal(system_id, state, mask)
-        pc.legal_classes(class_transition, mask, legal)
-        extract(system_id, state, program, form, upos, xpos, feats, features, label_features)
-        c = pc.best_class(weights, features, label_features, legal, scores)
+        c = best_legal_class(
+            system_id, state, program, weights, class_transition, form, upos, xpos, feats,
+            mask, legal, features, label_features, scores,
+        )
         if c < 0:
             break
         systems.apply(system_id, state, class_transition[c], class_label[c])

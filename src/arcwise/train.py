@@ -40,11 +40,11 @@ from numba import njit
 from arcwise import systems as registry
 from arcwise.corpus import Sentence
 from arcwise.eval.metrics import evaluate
-from arcwise.features import FeatureTable, default_table, extract
+from arcwise.features import FeatureTable, default_table
 from arcwise.io.conllu import with_tree
 from arcwise.models import perceptron as pc
 from arcwise.oracles import dispatch as oracles
-from arcwise.parse import Batch, Parser, max_steps
+from arcwise.parse import Batch, Parser, best_legal_class, max_steps
 from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
 from arcwise.systems.base import GOLD_ARRAYS
@@ -125,11 +125,10 @@ def train_sentence(
     updates = 0
     limit = max_steps(n)
     while not systems.is_terminal(system_id, state) and configurations < limit:
-        mask[:] = False
-        systems.legal(system_id, state, mask)
-        pc.legal_classes(class_transition, mask, legal)
-        extract(system_id, state, program, form, upos, xpos, feats, features, label_features)
-        predicted = pc.best_class(weights, features, label_features, legal, scores)
+        predicted = best_legal_class(
+            system_id, state, program, weights, class_transition, form, upos, xpos, feats,
+            mask, legal, features, label_features, scores,
+        )
         if predicted < 0:
             break
         if dynamic:
