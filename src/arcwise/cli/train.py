@@ -1,0 +1,78 @@
+"""`arcwise train`: train a greedy transition-based parser and save its model file."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+
+import typer
+
+from arcwise.errors import ArcwiseError
+
+
+class Oracle(str, Enum):
+    static = "static"
+    dynamic = "dynamic"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("train")
+    def train_command(
+        system: str = typer.Option(..., "--system", "-s", help="Transition system, e.g. covington-nm."),
+        train_path: Path = typer.Option(..., "--train", help="Training treebank (CoNLL-U/X, .gz allowed)."),
+        output: Path = typer.Option(..., "--output", "-o", help="Model file to write (atomically)."),
+        dev_path: Path = typer.Option(None, "--dev", help="Dev treebank: keep the epoch with the best LAS."),
+        oracle: Oracle = typer.Option(Oracle.dynamic, "--oracle", help="static or dynamic."),
+        bound: str = typer.Option(None, "--bound", help="covington-nm: lower, pc-upper or upper (default)."),
+        epochs: int = typer.Option(15, "--epochs", min=1),
+        explore_from: int = typer.Option(1, "--explore-from", min=0, help="First exploring epoch (0-based)."),
+        explore_p: float = typer.Option(0.9, "--explore-p", min=0.0, max=1.0),
+        seed: int = typer.Option(0, "--seed"),
+    ) -> None:
+        """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it."""
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from arcwise.io import read_treebank
+        from arcwise.train import train
+
+        train_sentences = list(read_treebank(train_path))
+        dev = list(read_treebank(dev_path)) if dev_path else None
+        with Progress(
+            TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+            TimeElapsedColumn(), console=None, transient=False,
+        ) as bar:
+            task = bar.add_task(f"{system} ({oracle.value})", total=epochs)
+
+            def progress(entry: dict) -> None:
+                dev_scores = (
+                    f", dev UAS {entry['dev_uas']:.2f} LAS {entry['dev_las']:.2f}" if "dev_uas" in entry else ""
+                )
+                bar.update(
+                    task,
+                    advance=1,
+                    description=f"{system} ({oracle.value}) epoch {entry['epoch']}: "
+                    f"{entry['sentences_per_second']:.0f} sentences/s, "
+                    f"update rate {entry['error_rate']:.3f}{dev_scores}",
+                )
+
+            try:
+                parser, log = train(
+                    system, train_sentences, dev, oracle=oracle.value, bound=bound, epochs=epochs,
+                    explore_from=explore_from, explore_p=explore_p, seed=seed, progress=progress,
+                )
+            except ValueError as error:  # bad system, bound or option
+                raise ArcwiseError(str(error)) from None
+        parser.command_line = ["arcwise", *sys.argv[1:]]
+        parser.save(output)
+        log_path = output.with_name(output.name + ".log.json")
+        from arcwise.io.atomic import atomic_write
+
+        with atomic_write(log_path) as out:
+            json.dump(log, out, indent=2)
+        print(
+            f"wrote {output} (best epoch {log['best_epoch']}; {log['unbuildable']} gold trees "
+            f"the system cannot build, {log['skipped']} skipped) and {log_path}",
+            file=sys.stderr,
+        )
