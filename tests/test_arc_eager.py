@@ -11,10 +11,12 @@ from arcwise import systems
 from tests.reference import exhaustive
 from tests.reference.arc_eager_bruteforce import derivable
 from tests.reference.random_trees import (
+    headless_to_root,
     is_forest,
     is_projective,
     random_walk,
     reachable_configurations,
+    static_oracle_path,
     trees,
 )
 
@@ -30,10 +32,7 @@ def zero_cost(ts, c, gold) -> set[str]:
 
 
 def follow_static(ts, gold):
-    c = ts.initial(len(gold) - 1)
-    while not ts.is_terminal(c):
-        c = ts.apply(c, ts.static_oracle(c, gold))
-    return [-1] + [h if h != -1 else 0 for h in ts.heads(c)[1:]]  # headless words -> 0
+    return headless_to_root(ts.heads(static_oracle_path(ts, gold)[0]))
 
 
 # "She ate the red apple": 2 -> 1, 0 -> 2, 5 -> 3, 5 -> 4, 2 -> 5

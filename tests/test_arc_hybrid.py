@@ -11,6 +11,7 @@ from tests.reference.random_trees import (
     is_projective,
     random_walk,
     reachable_configurations,
+    static_oracle_path,
     trees,
 )
 
@@ -21,13 +22,8 @@ def zero_cost(ts, c, gold):
 
 def follow_static_oracle(ts, n, gold, limit=10_000):
     """The terminal configuration and the action names the static oracle takes from the start."""
-    c, taken = ts.initial(n), []
-    while not ts.is_terminal(c):
-        action = ts.static_oracle(c, gold)
-        taken.append(action)
-        c = ts.apply(c, action)
-        assert len(taken) < limit, "the static oracle does not terminate"
-    return c, taken
+    assert n == len(gold) - 1
+    return static_oracle_path(ts, gold, limit)
 
 
 def follow_zero_cost(ts, c, gold, rng, limit=10_000):

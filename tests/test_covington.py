@@ -6,7 +6,12 @@ from hypothesis import strategies as hs
 
 from arcwise import systems
 from tests.reference import exhaustive
-from tests.reference.random_trees import reachable_configurations, trees
+from tests.reference.random_trees import (
+    headless_to_root,
+    reachable_configurations,
+    static_oracle_path,
+    trees,
+)
 
 TS = systems.get("covington")
 
@@ -23,10 +28,7 @@ def zero_cost(ts, c, gold, bound=None):
 
 
 def follow_static_oracle(ts, gold):
-    c = ts.initial(len(gold) - 1)
-    while not ts.is_terminal(c):
-        c = ts.apply(c, ts.static_oracle(c, gold))
-    return [h if h != -1 else 0 for h in ts.heads(c)][1:]
+    return headless_to_root(ts.heads(static_oracle_path(ts, gold)[0]))[1:]
 
 
 @settings(max_examples=200, deadline=None)

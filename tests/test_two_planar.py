@@ -8,7 +8,13 @@ from arcwise import systems
 from arcwise.systems import state as st
 from arcwise.trees.planarity import plane_assignment, words_two_planar
 from tests.reference import exhaustive
-from tests.reference.random_trees import is_forest, random_walk, reachable_configurations, trees
+from tests.reference.random_trees import (
+    is_forest,
+    random_walk,
+    reachable_configurations,
+    static_oracle_path,
+    trees,
+)
 
 TS = systems.get("two-planar")
 UNREGULARIZED = systems.get("two-planar", regularize=False)
@@ -40,11 +46,7 @@ def built_planes(c):
 
 
 def follow_static_oracle(gold):
-    c, actions = TS.initial(len(gold) - 1), []
-    while not TS.is_terminal(c):
-        actions.append(TS.static_oracle(c, gold))
-        c = TS.apply(c, actions[-1])
-    return c, actions
+    return static_oracle_path(TS, gold)
 
 
 # --- the reference: exhaustive search ------------------------------------------

@@ -67,3 +67,18 @@ def is_forest(heads) -> bool:
             seen.add(w)
             w = heads[w]
     return True
+
+
+def static_oracle_path(ts, gold, limit=10_000):
+    """The terminal configuration and the action names the static oracle takes from the start."""
+    c, taken = ts.initial(len(gold) - 1), []
+    while not ts.is_terminal(c):
+        taken.append(ts.static_oracle(c, gold))
+        c = ts.apply(c, taken[-1])
+        assert len(taken) < limit, "the static oracle does not terminate"
+    return c, taken
+
+
+def headless_to_root(heads):
+    """The final tree's heads, words left without a head attached to 0."""
+    return [heads[0]] + [h if h != -1 else 0 for h in heads[1:]]
