@@ -29,17 +29,38 @@ first and s0 passes b1 alone, one swap fewer.  (Arc-standard's lazy rule,
 builds right dependents on the stack, where a component's root would bury
 s0 and strand it.)  Eager is lazy with every word its own component.
 
-Static-dynamic oracle of arc-hybrid+swap (de Lhoneux, Stymne & Nivre 2017):
-SWAP when the static oracle swaps, never otherwise, and the
-arc-hybrid costs above for the other transitions, where SHIFT of a word
-that is still to be swapped back costs nothing (de Lhoneux et al.'s
-exception).  The API needs a loss that the costs are differences of, so
-`loss` is the loss of the tree this oracle builds from c, choosing the
-cheapest transition and, among those, the static oracle's; costs are then
-exact differences of that loss, zero-cost transitions keep it, and it is
-an upper bound of the minimum loss (`exact` False).  A transition the oracle
-would not take can have negative cost when it leads somewhere the oracle
-does better.
+Static-dynamic oracle of arc-hybrid+swap (de Lhoneux, Stymne & Nivre 2017,
+Figure 1): SWAP is a static decision.  Where the static oracle swaps, SWAP
+costs 0 and every other transition 1; elsewhere SWAP costs 1.  LEFT-ARC,
+RIGHT-ARC and SHIFT get Goldberg & Nivre's arc-hybrid costs relative to the
+projective order: a stack word that a later buffer word precedes in the
+projective order will be swapped back, so it counts as a buffer word (the
+paper's free SHIFT of such a word is the case where it is b).  With those
+words off it, the *projective stack* (`projective_depths`), the arc-hybrid
+reachability rules above give `projective_loss`, and a transition costs the
+gold arcs it makes unreachable.
+
+The paper keeps, per word, the gold dependents still reachable and strikes
+them off as transitions are taken; here reachability is read off the
+configuration.  Where the parser takes every static swap and no other (the
+paper's training), the two agree on every cost (tested against Figure 1's
+bookkeeping).  Read off the configuration, the costs of LEFT-ARC, RIGHT-ARC
+and SHIFT are, where the static oracle does not swap, exact differences of a
+loss: the Hamming loss of the tree that the policy "the static oracle's
+SWAP, else the cheapest other transition" (`static_dynamic_choice`) builds
+from c.  Following zero-cost transitions from any configuration ends with
+that loss, an upper bound of the minimum (`exact` False).
+
+`projective_loss` is that loss whenever the unattached words are
+`in_projective_order` (property-tested against full play-outs), which static
+swaps and arc-hybrid transitions keep, except a SHIFT of a word that
+precedes s0 in the projective order; costs then take O(n).  After a swap the
+static oracle would not make, one it skipped, or one the lazy oracle
+postpones, the policy is played until the words are in projective order
+again; such costs can differ from Figure 1, and a transition the policy
+would not take can have negative cost.  On projective gold trees, without
+swaps, the costs are arc-hybrid's.  (In the paper's training, SWAP is never
+explored: the parser follows the static oracle's swaps and no others.)
 """
 
 from __future__ import annotations
@@ -260,8 +281,9 @@ def costs(state, prepared, bound, out):
 
 @njit(cache=True)
 def static_dynamic_choice(state, prepared, mask, out):
-    """SWAP if the static oracle swaps; else the cheapest other transition,
-    the static oracle's on ties."""
+    """The policy whose tree `swap_loss` scores: SWAP if the static oracle swaps;
+    else the cheapest of the other transitions by `arc_costs`, the static
+    oracle's on ties."""
     if static_swap(state, prepared, mask):
         return ah.SWAP
     out[:] = NO_COST
@@ -274,42 +296,163 @@ def static_dynamic_choice(state, prepared, mask, out):
 
 
 @njit(cache=True)
-def static_dynamic_loss(state, prepared):
-    """Loss of the tree the static-dynamic oracle builds from `state` (left unchanged)."""
+def in_projective_order(state, position, scratch):
+    """Could the static oracle's swaps alone have ordered the unattached words?
+
+    Reading the stack bottom-up and then the buffer front to back (the root
+    aside), no two words are out of both sentence and projective order (a
+    swap the static oracle would not make), and the stack rises in projective
+    order (no skipped swap).  O(n) plus O(n) per word that some swap put
+    behind a later one; scratch has at least n cells.
+    """
+    stack = st.region(state, st.STACK)
+    n_stack = state[st.STACK_LEN]
+    for i in range(1, n_stack):
+        if position[stack[i - 1]] > position[stack[i]]:
+            return False
+    words = scratch
+    size = n_stack
+    words[:size] = stack[:size]
+    for k in range(1, state[st.BUFFER_LEN]):
+        words[size] = st.buffer_get(state, k - 1)
+        size += 1
+    last = words[0] if size > 0 else 0  # the greatest word so far
+    for j in range(1, size):
+        y = words[j]
+        if y > last:  # after every word before it in the sentence too: no pair to check
+            last = y
+            continue
+        for i in range(j):
+            if words[i] > y and position[words[i]] > position[y]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def projective_depths(state, position, scratch):
+    """The depths of the *projective stack*, in scratch[n + 2:]: 1 + w's place from
+    its bottom, 0 for words off it.
+
+    The projective stack is the stack without the words the static oracle
+    will swap back into the buffer: those that a later word still in the
+    buffer precedes in projective order (de Lhoneux et al.'s condition for a
+    free SHIFT).  scratch has 2n + 4 cells.
+    """
+    n = state[st.N]
+    first = scratch[: n + 2]  # first[k] = least projective position of a buffer word >= k
+    depth = scratch[n + 2 :]
+    first[:] = n + 1
+    depth[:] = 0
+    for k in range(1, state[st.BUFFER_LEN]):
+        w = st.buffer_get(state, k - 1)
+        first[w] = position[w]
+    for k in range(n - 1, 0, -1):
+        if first[k + 1] < first[k]:
+            first[k] = first[k + 1]
+    stack = st.region(state, st.STACK)
+    level = 0
+    for i in range(state[st.STACK_LEN]):
+        w = stack[i]
+        if first[w + 1] > position[w]:
+            level += 1
+            depth[w] = level
+    return depth
+
+
+@njit(cache=True)
+def projective_loss(state, prepared, scratch):
+    """Goldberg & Nivre's count of unreachable gold arcs, with the projective
+    stack (`projective_depths`) as the stack and every other unattached word
+    in the buffer: the static-dynamic oracle's loss when `in_projective_order`."""
     gold = prepared[0]
-    c = state.copy()
-    mask = np.zeros(N_ACTIONS, dtype=np.bool_)
-    out = np.zeros(N_ACTIONS, dtype=np.int64)
-    while not ah.is_terminal(c):
-        mask[:] = False
-        ah.legal(c, mask)
-        ah.apply(c, static_dynamic_choice(c, prepared, mask, out), -1)
+    depth = projective_depths(state, prepared[3], scratch)
     lost = 0
-    for d in range(1, c[st.N] + 1):
-        if st.head_of(c, d) != gold[d]:
+    for d in range(1, state[st.N] + 1):
+        h = st.head_of(state, d)
+        if h != -1:
+            if h != gold[d]:
+                lost += 1
+            continue
+        g = gold[d]
+        g_free = g == 0 or st.head_of(state, g) == -1
+        if depth[d] > 0:  # stacked: a head from the buffer, or just below it
+            if not (g_free and (depth[g] == 0 or depth[g] == depth[d] - 1)):
+                lost += 1
+        elif not g_free:  # in the buffer: its head must not be attached
             lost += 1
     return lost
 
 
 @njit(cache=True)
+def static_dynamic_loss(state, prepared, scratch):
+    """Loss of the tree `static_dynamic_choice` builds from `state` (left unchanged).
+
+    The policy is followed only until the unattached words are
+    `in_projective_order` again; from there on its loss is `projective_loss`.
+    """
+    position = prepared[3]
+    if in_projective_order(state, position, scratch):
+        return projective_loss(state, prepared, scratch)
+    c = state.copy()
+    mask = np.zeros(N_ACTIONS, dtype=np.bool_)
+    out = np.zeros(N_ACTIONS, dtype=np.int64)
+    ordered = False
+    while not ordered:
+        mask[:] = False
+        ah.legal(c, mask)
+        action = static_dynamic_choice(c, prepared, mask, out)
+        ah.apply(c, action, -1)
+        # SHIFT keeps the order of the unattached words, and the stack's disorder
+        ordered = action != ah.SHIFT and in_projective_order(c, position, scratch)
+    return projective_loss(c, prepared, scratch)
+
+
+@njit(cache=True)
 def swap_loss(state, prepared, bound):
     """Arc-hybrid+swap: the loss of the static-dynamic oracle's tree."""
-    return static_dynamic_loss(state, prepared)
+    return static_dynamic_loss(state, prepared, np.empty(2 * state[st.N] + 4, dtype=np.int32))
 
 
 @njit(cache=True)
 def swap_costs(state, prepared, bound, out):
-    """Arc-hybrid+swap: swap_loss(apply(c, a)) - swap_loss(c) for every legal a, into out."""
+    """Arc-hybrid+swap: de Lhoneux et al.'s costs of every legal action, into out.
+
+    Where the static oracle swaps, SWAP costs 0 and every other transition 1;
+    elsewhere SWAP costs 1 and LEFT-ARC, RIGHT-ARC and SHIFT cost
+    swap_loss(apply(c, a)) - swap_loss(c).  O(n) when the words are
+    `in_projective_order` (O(n²) to check it), else the policy is played
+    until they are.
+    """
     mask = np.zeros(N_ACTIONS, dtype=np.bool_)
     ah.legal(state, mask)
-    chosen = static_dynamic_choice(state, prepared, mask, np.empty(N_ACTIONS, dtype=np.int64))
-    base = static_dynamic_loss(state, prepared)
-    for a in range(N_ACTIONS):
+    if static_swap(state, prepared, mask):
+        for a in range(N_ACTIONS):
+            out[a] = 1
+        out[ah.SWAP] = 0
+        return
+    out[ah.SWAP] = 1
+    position = prepared[3]
+    scratch = np.empty(2 * state[st.N] + 4, dtype=np.int32)
+    ordered = in_projective_order(state, position, scratch)
+    chosen = -1  # out of order, the policy's own transition keeps the loss: no play-out
+    if ordered:
+        base = projective_loss(state, prepared, scratch)
+    else:
+        base = static_dynamic_loss(state, prepared, scratch)
+        chosen = static_dynamic_choice(state, prepared, mask, out)
+        out[ah.SWAP] = 1
+        out[chosen] = 0
+    s1, s0, b = ah.top(state)
+    c = np.empty_like(state)
+    for a in (ah.LEFT_ARC, ah.RIGHT_ARC, ah.SHIFT):
         if mask[a] and a != chosen:
-            c = state.copy()
+            c[:] = state
             ah.apply(c, a, -1)
-            out[a] = static_dynamic_loss(c, prepared) - base
-    out[chosen] = 0  # the oracle's own transition keeps its loss
+            # arcs keep the order; SHIFT keeps it when b follows s0 in projective order
+            if ordered and (a != ah.SHIFT or s0 == -1 or position[b] > position[s0]):
+                out[a] = projective_loss(c, prepared, scratch) - base
+            else:
+                out[a] = static_dynamic_loss(c, prepared, scratch) - base
 
 
 # --- construction --------------------------------------------------------------
