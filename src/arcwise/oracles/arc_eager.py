@@ -34,6 +34,22 @@ policies: a projective buffer transition for a gold arc of length 1 (§3.1,
 "possible" = losing no other gold arc, footnote 2), then a non-projective
 buffer transition for any gold arc it can build without loss (§4.1), then
 the arc-eager oracle (gold LEFT-ARC, gold RIGHT-ARC, REDUCE, SHIFT).
+
+Fallback.  With RIGHT-BUFFER-ARC and a non-projective buffer transition,
+that policy misses some derivable non-projective trees: those that need an
+RBA between words made adjacent by an earlier RBA or RNBA.  Gold 5 -> 1,
+1 -> 3 and roots 2, 4, 5 (+rba+rnba): after RNBA 0 -> 2, 1 is in front of
+3; the policy shifts 1 (RBA 1 -> 3 has length 2), which buries 0 until
+5 -> 1 and loses 0 -> 4, while RBA 1 -> 3 keeps 1 in the buffer, in front
+of 4, for RNBA 0 -> 4.  So when a zero-cost gold RBA longer than 1 is legal
+and the policy's choice makes the gold tree underivable while the RBA
+keeps it derivable, the oracle takes the RBA.  Derivability is decided by
+following the policy that takes every zero-cost gold RBA at once, whatever
+its length (`builds_gold`, O(n) steps): it rebuilds the gold tree from
+every configuration that can still derive it (checked against exhaustive
+search in tests/test_arc_eager_buffer.py, on every tree of up to 6 words),
+and it is `can_build` for the variants with LNBA/RNBA.  On projective gold
+trees costs are exact, so the policy never loses the tree and no check runs.
 """
 
 from __future__ import annotations
@@ -274,13 +290,70 @@ def first_free(state, prepared, mask, out, order):
 
 
 @njit(cache=True)
-def static(state, prepared):
-    """The first zero-cost action in STATIC_ORDER that the paper's policy allows."""
+def long_right_buffer_arc(state, gold, mask, out):
+    """Is a zero-cost gold RIGHT-BUFFER-ARC longer than 1 legal (the paper's policy skips it)?"""
+    s, b, b1 = ae.top(state)
+    return mask[ae.RBA] and out[ae.RBA] == 0 and gold[b1] == b and b1 != b + 1
+
+
+@njit(cache=True)
+def legal_costs(state, prepared):
+    """(legal mask, costs) of state."""
     mask = np.zeros(len(ae.ACTIONS), dtype=np.bool_)
     ae.legal(state, mask)
     out = np.zeros(len(ae.ACTIONS), dtype=np.int64)
     costs(state, prepared, 0, out)
+    return mask, out
+
+
+@njit(cache=True)
+def eager_right_buffer_arcs(state, prepared):
+    """The paper's choice, except that a zero-cost gold RBA is taken at any length."""
+    mask, out = legal_costs(state, prepared)
+    if long_right_buffer_arc(state, prepared[0], mask, out):
+        return ae.RBA
     return first_free(state, prepared, mask, out, STATIC_ORDER)
+
+
+@njit(cache=True)
+def builds_gold(state, prepared):
+    """Can the gold tree still be derived from `state`?  Follows `eager_right_buffer_arcs`
+    to the end (modifying `state`), which rebuilds it whenever it can (module docstring)."""
+    gold = prepared[0]
+    for _ in range(2 * state[st.N] + 1):  # every transition consumes a buffer word or pops
+        if ae.is_terminal(state):
+            break
+        ae.apply(state, eager_right_buffer_arcs(state, prepared), -1)
+    for d in range(1, state[st.N] + 1):
+        h = st.head_of(state, d)
+        if (h if h != -1 else 0) != gold[d]:
+            return False
+    return ae.is_terminal(state)
+
+
+@njit(cache=True)
+def builds_gold_after(state, prepared, action):
+    """Can the gold tree still be derived after `action`?"""
+    after = state.copy()
+    ae.apply(after, action, -1)
+    return builds_gold(after, prepared)
+
+
+@njit(cache=True)
+def static(state, prepared):
+    """The first zero-cost action in STATIC_ORDER that the paper's policy allows, or a
+    longer RIGHT-BUFFER-ARC when only that keeps the gold tree derivable (module docstring)."""
+    mask, out = legal_costs(state, prepared)
+    action = first_free(state, prepared, mask, out, STATIC_ORDER)
+    if (
+        not prepared[3][0]
+        and action != ae.RBA
+        and long_right_buffer_arc(state, prepared[0], mask, out)
+        and not builds_gold_after(state, prepared, action)
+        and builds_gold_after(state, prepared, ae.RBA)
+    ):
+        return ae.RBA
+    return action
 
 
 def make(kernels: SystemKernels) -> OracleKernels:
@@ -301,33 +374,12 @@ def can_build(gold: np.ndarray) -> bool:
     return bool(is_projective(np.asarray(gold, dtype=np.int32)))
 
 
-@njit(cache=True)
-def static_rebuilds(state, prepared):
-    """Follow the static oracle from `state` to the end: is the gold tree built?"""
-    gold = prepared[0]
-    for _ in range(2 * state[st.N] + 1):  # every transition consumes a buffer word or pops
-        if ae.is_terminal(state):
-            break
-        ae.apply(state, static(state, prepared), -1)
-    for d in range(1, state[st.N] + 1):
-        h = st.head_of(state, d)
-        if (h if h != -1 else 0) != gold[d]:
-            return False
-    return ae.is_terminal(state)
-
-
 def can_build_for(kernels: SystemKernels):
-    """can_build of a variant with LNBA/RNBA: does the static oracle rebuild the tree?
-
-    The greedy static oracle rebuilds every derivable tree for each of these
-    variants alone and for +lnba+rnba (tests/test_arc_eager_buffer.py,
-    against exhaustive search), so following it decides derivability in
-    O(n) steps.  Combined with RIGHT-BUFFER-ARC it misses a few trees that
-    need a RIGHT-BUFFER-ARC longer than 1 (see that test file).
-    """
+    """can_build of a variant with LNBA/RNBA: `builds_gold` from the initial configuration,
+    which equals exhaustive derivability (module docstring)."""
 
     def can_build_nonprojective(gold: np.ndarray) -> bool:
         gold = np.ascontiguousarray(gold, dtype=np.int32)
-        return bool(static_rebuilds(kernels.initial(len(gold) - 1), prepare(gold)))
+        return bool(builds_gold(kernels.initial(len(gold) - 1), prepare(gold)))
 
     return can_build_nonprojective
