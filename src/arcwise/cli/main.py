@@ -34,7 +34,17 @@ def version() -> None:
 
 
 # Each module defines `register(app)`; listed in the order of `arcwise --help`.
-COMMAND_MODULES = ["train", "parse", "evaluate", "convert", "stats", "oracle", "loss_bounds"]
+COMMAND_MODULES = [
+    "train",
+    "parse",
+    "evaluate",
+    "compare",
+    "combine",
+    "convert",
+    "stats",
+    "oracle",
+    "loss_bounds",
+]
 
 for _name in COMMAND_MODULES:
     _module = f"arcwise.cli.{_name}"
