@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from arcwise.io import conllu
-from arcwise.trees.projectivity import is_well_formed
+from arcwise.parse import Parser
+from arcwise.trees.projectivity import is_projective, is_well_formed
+from arcwise.trees.pseudoprojective import LIFTED
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
 
@@ -32,7 +34,19 @@ def files(tmp_path_factory):
     run = arcwise("train", "--system", "arc-eager", "--train", train, "--dev", dev,
                   "-o", model, "--epochs", "1", "--oracle", "static", "--seed", "3")
     assert run.returncode == 0, run.stderr
+    model.with_name("train.stderr").write_text(run.stderr)
     return train, dev, model
+
+
+@pytest.fixture(scope="module")
+def pseudo_projective_model(files):
+    train, dev, _ = files
+    model = train.with_name("pp.arcwise")
+    run = arcwise("train", "--system", "arc-eager", "--train", train, "--dev", dev,
+                  "-o", model, "--epochs", "1", "--oracle", "static", "--seed", "3",
+                  "--pseudo-projective", "head+path")
+    assert run.returncode == 0, run.stderr
+    return model, run.stderr
 
 
 def test_train_writes_a_model_and_a_json_log(files):
@@ -76,3 +90,74 @@ def test_bad_model_file_and_bad_option_exit_2_with_one_line(files, tmp_path):
                   tmp_path / "m.arcwise", "--bound", "nonsense", "--epochs", "1")
     assert run.returncode == 2 and "bound" in run.stderr
     assert not (tmp_path / "m.arcwise").exists()
+
+
+def test_train_counts_the_trees_the_system_cannot_build(files):
+    train, _, model = files
+    nonprojective = sum(not is_projective(s.head) for s in conllu.read(train))
+    assert nonprojective > 0
+    log = json.loads(model.with_name(model.name + ".log.json").read_text())
+    assert log["unbuildable"] == log["skipped"] == nonprojective
+    summary = model.with_name("train.stderr").read_text().strip().splitlines()[-1]
+    assert summary == (f"skipped {nonprojective} of 40 training trees the system cannot build "
+                       "(static oracle)")
+
+
+def test_pseudo_projective_training_and_parsing(files, pseudo_projective_model, tmp_path):
+    train, dev, _ = files
+    model, stderr = pseudo_projective_model
+    trees = list(conllu.read(train))
+    nonprojective = sum(not is_projective(s.head) for s in trees)
+    log = json.loads(model.with_name(model.name + ".log.json").read_text())
+    assert log["unbuildable"] == 0
+    assert log["pseudo_projective"]["encoding"] == "head+path"
+    assert log["pseudo_projective"]["trees"] == nonprojective
+    assert stderr.strip().splitlines()[-1].startswith(
+        f"pseudo-projective (head+path): lifted {log['pseudo_projective']['arcs']} arcs "
+        f"in {nonprojective} of 40 training trees; skipped 0 of 40"
+    )
+    parser = Parser.load(model)
+    assert parser.pseudo_projective == "head+path"
+    assert any(LIFTED in label for label in parser.classes.labels)
+    out = tmp_path / "parsed.conllu"
+    run = arcwise("parse", "-m", model, dev, "-o", out)
+    assert run.returncode == 0, run.stderr
+    original = {label for s in trees for label in s.deprel[1:]}
+    for s in conllu.read(out):
+        assert set(s.deprel[1:]) <= original
+        assert is_well_formed(np.asarray(s.head, dtype=np.int32))
+
+
+@pytest.mark.parametrize("pseudo_projective, single_root", [(False, False), (True, True)])
+def test_cli_output_is_parse_file_output_byte_for_byte(files, pseudo_projective_model,
+                                                       tmp_path, pseudo_projective, single_root):
+    _, dev, model = files
+    model = pseudo_projective_model[0] if pseudo_projective else model
+    flag = ["--single-root"] if single_root else []
+    out = tmp_path / "cli.conllu"
+    run = arcwise("parse", "-m", model, dev, "-o", out, *flag)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""  # no progress bar when stderr is not a terminal
+    python = tmp_path / "python.conllu"
+    assert Parser.load(model).parse_file(dev, python, single_root=single_root) == 20
+    assert out.read_bytes() == python.read_bytes()
+    if single_root:
+        stdout = arcwise("parse", "-m", model, *flag, stdin=dev.read_text())
+        assert stdout.returncode == 0, stdout.stderr
+        assert stdout.stdout.encode() == out.read_bytes()
+    for s in conllu.read(out):
+        roots = (np.asarray(s.head) == 0).sum()
+        assert roots == 1 if single_root else roots >= 1
+
+
+def test_failed_parse_leaves_no_output_file(files, tmp_path):
+    _, dev, model = files
+    text = dev.read_text()
+    bad = tmp_path / "bad.conllu"  # good sentences, then a word line with 9 columns
+    bad.write_text(text + "1\tword\tword\tNOUN\tNN\t_\t0\troot\t_\n\n")
+    out = tmp_path / "out.conllu"
+    run = arcwise("parse", "-m", model, bad, "-o", out)
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
+    assert run.stderr.startswith(f"{bad}:{len(text.splitlines()) + 1}:")
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["bad.conllu"]

@@ -1,5 +1,6 @@
 """Training and parsing on English-EWT: accuracy well above a trivial baseline,
-well-formed output trees, deterministic weights, and lossless model files.
+well-formed output trees, deterministic weights, lossless model files,
+pseudo-projective arc-eager, single-root output and `Parser.parse_file`.
 
 Without JIT (NUMBA_DISABLE_JIT=1) the same code runs on a few sentences for
 one epoch; the accuracy test needs the compiled loops and is skipped."""
@@ -12,14 +13,15 @@ import numpy as np
 import pytest
 
 import arcwise
-from arcwise.errors import ArcwiseError
+from arcwise.errors import ArcwiseError, InputError
 from arcwise.io import conllu
 from arcwise.models import modelfile
 from arcwise.models import perceptron as pc
-from arcwise.parse import Parser, final_tree
+from arcwise.parse import Parser, final_tree, single_rooted
 from arcwise.systems import state as st
 from arcwise.train import score_parser, train
-from arcwise.trees.projectivity import is_projective, is_well_formed
+from arcwise.trees.projectivity import is_projective, is_well_formed, nonprojective_arcs
+from arcwise.trees.pseudoprojective import LIFTED, deprojectivize
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
@@ -140,3 +142,207 @@ def test_model_file_that_does_not_fit_its_system_is_refused(trained, tmp_path):
     modelfile.save(path, pc.to_arrays(parser.weights), meta)
     with pytest.raises(ArcwiseError, match="bad.arcwise"):
         Parser.load(path)
+
+
+# --- pseudo-projective arc-eager ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pseudo_projective(data):
+    """arc-eager (static) trained on projectivized trees: (parser, log, training sentences)."""
+    train_sentences = data[0]
+    if NO_JIT:  # a few sentences, two of them non-projective (EWT train 21 and 53)
+        first = list(itertools.islice(conllu.read(DATA / "train.conllu.gz"), 54))
+        train_sentences = first[:4] + [first[21], first[53]]
+    parser, log = train("arc-eager", train_sentences, data[1], oracle="static", epochs=1,
+                        seed=1, pseudo_projective="head", **SMALL)
+    return parser, log, train_sentences
+
+
+def raw_parser(parser):
+    """The same model without deprojectivization: the labels it really predicts."""
+    return Parser(parser.system, parser.vocabularies, parser.table, parser.classes,
+                  parser.weights, parser.root_label)
+
+
+def test_pseudo_projective_training_lifts_every_nonprojective_tree(pseudo_projective):
+    parser, log, train_sentences = pseudo_projective
+    nonprojective = [s for s in train_sentences if not is_projective(s.head)]
+    assert nonprojective
+    assert log["pseudo_projective"]["encoding"] == "head"
+    assert log["pseudo_projective"]["trees"] == len(nonprojective)
+    assert log["pseudo_projective"]["arcs"] >= sum(nonprojective_arcs(s.head).sum() > 0
+                                                   for s in nonprojective)
+    assert log["unbuildable"] == log["skipped"] == 0  # arc-eager builds projectivized trees
+    assert log["hyperparameters"]["pseudo_projective"] == "head"
+    assert parser.pseudo_projective == "head"
+    original = {label for s in train_sentences for label in s.deprel[1:]}
+    lifted = {label for label in parser.classes.labels if LIFTED in label}
+    assert lifted and set(parser.classes.labels) == original | lifted
+
+
+def test_pseudo_projective_output_is_deprojectivized(pseudo_projective, data):
+    parser, _, train_sentences = pseudo_projective
+    original = {label for s in train_sentences for label in s.deprel[1:]}
+    sentences = train_sentences + data[1]
+    raw = raw_parser(parser).parse(sentences)
+    parsed = parser.parse(sentences)
+    for (raw_head, raw_deprel), (head, deprel) in zip(raw, parsed):
+        assert is_projective(raw_head)  # what arc-eager can build
+        assert set(deprel[1:]) <= original
+        assert is_well_formed(head)
+        expected_head, expected_deprel = deprojectivize(raw_head, raw_deprel, "head")
+        assert np.array_equal(head, expected_head) and deprel == expected_deprel
+    if not NO_JIT:  # a model trained on lifted labels predicts some, and arcs move
+        assert any(LIFTED in label for _, deprel in raw for label in deprel)
+        assert any(not is_projective(head) for head, _ in parsed)
+
+
+@pytest.mark.skipif(NO_JIT, reason="needs a model trained on a few hundred sentences")
+def test_pseudo_projective_recovers_nonprojective_arcs(pseudo_projective):
+    parser, _, train_sentences = pseudo_projective
+    nonprojective = [s for s in train_sentences if not is_projective(s.head)]
+    recovered = sum(
+        int((nonprojective_arcs(s.head) & (head == s.head)).sum())
+        for s, (head, _) in zip(nonprojective, parser.parse(nonprojective))
+    )
+    print(f"recovered {recovered} of "
+          f"{sum(int(nonprojective_arcs(s.head).sum()) for s in nonprojective)} arcs")
+    assert recovered > 0
+
+
+def test_dev_scores_are_those_of_the_deprojectivized_output(pseudo_projective, data):
+    parser, log, _ = pseudo_projective
+    scores = score_parser(parser, data[1])
+    assert scores.las == pytest.approx(log["epochs"][0]["dev_las"], abs=0.01)
+    assert scores.sentences == len(data[1])  # scored against the original dev trees
+
+
+def test_pseudo_projective_scheme_round_trips_through_the_model_file(pseudo_projective, data,
+                                                                      tmp_path):
+    parser, _, _ = pseudo_projective
+    path = tmp_path / "pp.arcwise"
+    parser.save(path)
+    loaded = Parser.load(path)
+    assert loaded.pseudo_projective == "head"
+    assert modelfile.read_meta(path)["pseudo_projective"] == "head"
+    for (h1, d1), (h2, d2) in zip(parser.parse(data[1]), loaded.parse(data[1])):
+        assert np.array_equal(h1, h2) and d1 == d2
+    meta = parser.meta()
+    del meta["pseudo_projective"]  # a model file written before the option existed
+    modelfile.save(tmp_path / "old.arcwise", pc.to_arrays(parser.weights), meta)
+    assert Parser.load(tmp_path / "old.arcwise").pseudo_projective is None
+    meta["pseudo_projective"] = "sideways"
+    modelfile.save(tmp_path / "bad.arcwise", pc.to_arrays(parser.weights), meta)
+    with pytest.raises(ArcwiseError, match="bad.arcwise.*sideways"):
+        Parser.load(tmp_path / "bad.arcwise")
+
+
+def test_bad_pseudo_projective_encoding_is_refused(data):
+    with pytest.raises(ArcwiseError, match="encoding"):
+        train("arc-eager", data[0][:2], pseudo_projective="sideways")
+
+
+# --- single root ----------------------------------------------------------------
+
+
+def test_single_rooted_keeps_the_first_root_made_by_a_transition():
+    head = np.array([-1, 0, 1, 0, 0, 4], dtype=np.int32)
+    deprel = ("<root>", "root", "det", "root", "obj", "case")
+    made = np.array([False, False, True, True, True, True])  # 1 was left over by the parser
+    new_head, new_deprel = single_rooted(head, deprel, made, "root", "parataxis")
+    assert new_head.tolist() == [-1, 3, 1, 0, 3, 4]
+    assert new_deprel == ("<root>", "parataxis", "det", "root", "obj", "case")
+    assert head.tolist() == [-1, 0, 1, 0, 0, 4]  # the input is not changed
+    # no root made by a transition: the leftmost root stays; no reattach label: labels stay
+    new_head, new_deprel = single_rooted(head, deprel, np.zeros(6, dtype=bool), "root", None)
+    assert new_head.tolist() == [-1, 0, 1, 1, 1, 4] and new_deprel == deprel
+
+
+@pytest.mark.parametrize("name", SETUPS)
+def test_single_root_output_has_one_root_and_changes_only_the_other_roots(name, trained, data):
+    parser, _ = trained[name]
+    dev = data[1]
+    several = 0
+    for (head, deprel), (one_head, one_deprel) in zip(parser.parse(dev),
+                                                      parser.parse(dev, single_root=True)):
+        assert is_well_formed(one_head) and (one_head[1:] == 0).sum() == 1
+        roots = np.flatnonzero(head == 0)
+        if len(roots) == 1:
+            assert np.array_equal(head, one_head) and deprel == one_deprel
+            continue
+        several += 1
+        keep = int(np.flatnonzero(one_head == 0)[0])
+        assert keep in roots
+        moved = head != one_head
+        assert set(np.flatnonzero(moved)) == set(roots) - {keep}
+        assert (one_head[moved] == keep).all()
+        for d in np.flatnonzero(moved):
+            expected = parser.reattach_label if deprel[d] == parser.root_label else deprel[d]
+            assert one_deprel[d] == expected
+    if not NO_JIT:
+        assert several > 0  # a greedy parser trained on 300 sentences leaves some
+
+
+def test_single_root_applies_after_deprojectivization(pseudo_projective, data):
+    parser, _, _ = pseudo_projective
+    for head, deprel in parser.parse(data[1], single_root=True):
+        assert is_well_formed(head) and (head[1:] == 0).sum() == 1
+        assert not any(LIFTED in label for label in deprel)
+
+
+# --- parse_file -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dev_file(data, tmp_path_factory):
+    path = tmp_path_factory.mktemp("parse_file") / "dev.conllu"
+    conllu.write(path, data[1])
+    return path
+
+
+@pytest.mark.parametrize("single_root", [False, True])
+def test_parse_file_writes_the_parses_of_parse(trained, data, dev_file, tmp_path, single_root):
+    parser, _ = trained["arc-eager"]
+    out = tmp_path / "parsed.conllu"
+    batches = []
+    count = parser.parse_file(dev_file, out, single_root=single_root, progress=batches.append,
+                              batch_sentences=3)
+    assert count == len(data[1]) and sum(batches) == count and max(batches) == 3
+    expected = tmp_path / "expected.conllu"
+    conllu.write(expected, data[1], trees=parser.parse(data[1], single_root=single_root))
+    assert out.read_bytes() == expected.read_bytes()
+    gz = tmp_path / "parsed.conllu.gz"
+    parser.parse_file(dev_file, gz, single_root=single_root)
+    assert [s.lines for s in conllu.read(gz)] == [s.lines for s in conllu.read(out)]
+
+
+def test_failed_parse_file_leaves_no_output(trained, data, dev_file, tmp_path):
+    parser, _ = trained["arc-eager"]
+    lines = dev_file.read_text().split("\n\n")
+    assert len(lines) > 4
+    bad = tmp_path / "bad.conllu"  # the fourth sentence has a bad HEAD
+    words = lines[3].split("\n")
+    k = next(i for i, line in enumerate(words) if line and not line.startswith("#"))
+    columns = words[k].split("\t")
+    columns[6] = "x"
+    words[k] = "\t".join(columns)
+    bad.write_text("\n\n".join(lines[:3] + ["\n".join(words)] + lines[4:]))
+    out = tmp_path / "out.conllu"
+    written = []
+    with pytest.raises(InputError):
+        parser.parse_file(bad, out, batch_sentences=2, progress=written.append)
+    assert written == [2]  # the error came after the first batch was written
+    assert not out.exists()
+    out.write_text("old\n")
+    with pytest.raises(InputError):
+        parser.parse_file(bad, out, batch_sentences=2)
+    assert out.read_text() == "old\n"
+
+    def interrupt(_):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        parser.parse_file(dev_file, out, progress=interrupt, batch_sentences=2)
+    assert out.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.conllu", "out.conllu"]

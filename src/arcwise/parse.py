@@ -10,14 +10,23 @@ data (`root_label`), so the output is always a well-formed tree.
 
 `Parser` is the Python face: a system, vocabularies, feature table, classes
 and averaged weights, saved to and loaded from one model file
-(`arcwise.models.modelfile`).
+(`arcwise.models.modelfile`).  Its output goes through two optional steps:
+
+- pseudo-projective parsing (Nivre & Nilsson 2005): a model trained on
+  projectivized trees (`projectivized`, `arcwise train --pseudo-projective`)
+  records its encoding, and its output is deprojectivized, so every parse
+  carries the original labels (`arcwise.trees.pseudoprojective`);
+- `single_root`: the parse gets exactly one word attached to 0 (see
+  `single_rooted`); by default a parse may have several roots.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import os
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import IO, Any
 
 import numpy as np
 from numba import njit
@@ -26,10 +35,21 @@ from arcwise import systems as registry
 from arcwise.corpus import ROOT, Sentence
 from arcwise.errors import ArcwiseError
 from arcwise.features import FeatureTable, extract
+from arcwise.io import conllu, read_treebank
+from arcwise.io.conllu import with_tree
 from arcwise.models import modelfile
 from arcwise.models import perceptron as pc
 from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
+from arcwise.trees.projectivity import is_well_formed
+from arcwise.trees.pseudoprojective import (
+    ENCODINGS,
+    LIFTED,
+    ON_PATH,
+    deprojectivize,
+    projectivize,
+    split_label,
+)
 from arcwise.vocab import Vocabularies
 
 BATCH_SENTENCES = 4096  # sentences per compiled call (bounds the flat arrays)
@@ -95,9 +115,13 @@ def best_legal_class(
 @njit(cache=True)
 def parse_sentence(
     system_id, options, program, weights, class_transition, class_label, root_label,
-    form, upos, xpos, feats, heads_out, labels_out,
+    form, upos, xpos, feats, heads_out, labels_out, made_out,
 ):
-    """Parse one sentence (id arrays of n + 1 entries) greedily into heads_out, labels_out."""
+    """Parse one sentence (id arrays of n + 1 entries) greedily into heads_out, labels_out.
+
+    made_out[d] tells whether word d's arc was made by a transition (False:
+    `final_tree` attached it to 0).
+    """
     n = form.shape[0] - 1
     n_classes = class_transition.shape[0]
     state = systems.initial(system_id, n, options)
@@ -118,6 +142,10 @@ def parse_sentence(
         systems.apply(system_id, state, class_transition[c], class_label[c])
         steps += 1
     final_tree(state, root_label, heads_out, labels_out)
+    heads = st.region(state, st.HEADS)
+    made_out[0] = False
+    for d in range(1, n + 1):
+        made_out[d] = heads[d] == heads_out[d]
 
 
 @njit(cache=True)
@@ -125,22 +153,24 @@ def parse_batch(
     system_id, options, program, weights, class_transition, class_label, root_label,
     offsets, form, upos, xpos, feats,
 ):
-    """Parse every sentence of a batch; returns (heads, labels) laid out like `form`.
+    """Parse every sentence of a batch; returns (heads, labels, made) laid out like `form`.
 
     offsets: int64 [sentences + 1]; sentence k is entries offsets[k] ..
     offsets[k+1] - 1 of form, upos, xpos, feats (int32 ids, root first).
     heads[offsets[k] + d] is word d's head (-1 for the root entry);
-    labels holds label ids (indices of the model's labels, -1 at the root).
+    labels holds label ids (indices of the model's labels, -1 at the root);
+    made tells which arcs a transition made (the others: `final_tree`).
     """
     heads = np.empty(form.shape[0], dtype=np.int32)
     labels = np.empty(form.shape[0], dtype=np.int32)
+    made = np.empty(form.shape[0], dtype=np.bool_)
     for k in range(offsets.shape[0] - 1):
         a, b = offsets[k], offsets[k + 1]
         parse_sentence(
             system_id, options, program, weights, class_transition, class_label, root_label,
-            form[a:b], upos[a:b], xpos[a:b], feats[a:b], heads[a:b], labels[a:b],
+            form[a:b], upos[a:b], xpos[a:b], feats[a:b], heads[a:b], labels[a:b], made[a:b],
         )
-    return heads, labels
+    return heads, labels, made
 
 
 class Batch:
@@ -169,14 +199,82 @@ class Batch:
         return self.offsets, self.form, self.upos, self.xpos, self.feats
 
 
+def projectivized(
+    sentences: Iterable[Sentence], encoding: str
+) -> tuple[list[Sentence], dict[str, int]]:
+    """The sentences with projectivized trees, their lifts encoded in the labels.
+
+    PROJECTIVIZE of Nivre & Nilsson 2005 with `encoding` ("head", "path" or
+    "head+path"; see `arcwise.trees.pseudoprojective`).  A sentence whose
+    tree is not well formed is passed through unchanged.  Only `head` and
+    `deprel` change: `lines` keep the original text.  Also returns the counts
+    {"trees": trees changed, "arcs": arcs lifted, "lifts": single LIFT steps}.
+    """
+    out, counts = [], {"trees": 0, "arcs": 0, "lifts": 0}
+    for s in sentences:
+        head = np.asarray(s.head, dtype=np.int32)
+        if not is_well_formed(head):
+            out.append(s)
+            continue
+        p = projectivize(head, s.deprel, encoding)
+        if p.lifted:
+            counts["trees"] += 1
+            counts["arcs"] += p.lifted
+            counts["lifts"] += p.lifts
+            s = dataclasses.replace(s, head=p.heads, deprel=p.deprels)
+        out.append(s)
+    return out, counts
+
+
+def single_rooted(
+    head: np.ndarray,
+    deprel: tuple[str, ...],
+    made: np.ndarray,
+    root_label: str,
+    reattach_label: str | None,
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The tree (head, deprel) with exactly one word attached to 0.
+
+    The root kept is the leftmost word attached to 0 by a transition
+    (`made`): the first root arc the parser made, since every system here but
+    arc-hybrid+swap builds arcs to 0 from left to right (greedy parsing keeps
+    no score to compare roots by).  If no transition attached a word to 0,
+    the leftmost word attached to 0 is kept.  Every other root is attached
+    to the kept one: each heads its own subtree, so the result is a tree.
+    A re-attached word keeps its label, unless it is `root_label`, which
+    becomes `reattach_label` (when not None).
+    """
+    roots = np.flatnonzero(head == 0)
+    if len(roots) <= 1:
+        return head, deprel
+    chosen = roots[made[roots]]
+    keep = int(chosen[0] if len(chosen) else roots[0])
+    head = head.copy()
+    deprel = list(deprel)
+    for r in roots.tolist():
+        if r != keep:
+            head[r] = keep
+            if deprel[r] == root_label and reattach_label is not None:
+                deprel[r] = reattach_label
+    return head, tuple(deprel)
+
+
+# Label of a word moved under the kept root by `single_root` (the first the model knows):
+# in UD, juxtaposed clauses (what a second root usually is) are parataxis.
+REATTACH_LABELS = ("parataxis", "dep")
+
+
 class Parser:
     """A trained greedy transition-based parser.
 
     >>> parser = Parser.load("en.model")
     >>> head, deprel = parser.parse(sentence)        # or parser.parse([s1, s2, ...])
+    >>> parser.parse_file("test.conllu", "parsed.conllu")
 
     A parse is (head, deprel): n + 1 entries each like a Sentence's columns
     (head[0] == -1, deprel[0] == ROOT), ready for `arcwise.io.conllu.with_tree`.
+    A model trained on pseudo-projective trees (`pseudo_projective` is its
+    encoding) deprojectivizes its output: the labels are the original ones.
     """
 
     def __init__(
@@ -191,6 +289,7 @@ class Parser:
         scores: dict[str, Any] | None = None,
         training_data_sha256: str | None = None,
         command_line: Sequence[str] = (),
+        pseudo_projective: str | None = None,
     ):
         self.system = system
         self.kernels = registry.get(system).kernels
@@ -201,6 +300,18 @@ class Parser:
         if root_label not in classes.labels:
             raise ValueError(f"root label {root_label!r} is not one of the model's labels")
         self.root_label = root_label
+        if pseudo_projective is not None and pseudo_projective not in ENCODINGS:
+            raise ValueError(
+                f"pseudo_projective must be None or one of {', '.join(ENCODINGS)}, "
+                f"not {pseudo_projective!r}"
+            )
+        self.pseudo_projective = pseudo_projective
+        # label id -> does the label carry a pseudo-projective mark (then deprojectivize)
+        self.marked = np.array(
+            [LIFTED in label or ON_PATH in label for label in classes.labels], dtype=np.bool_
+        )
+        original = {split_label(label)[0] for label in classes.labels}
+        self.reattach_label = next((lb for lb in REATTACH_LABELS if lb in original), None)
         self.hyperparameters = dict(hyperparameters or {})
         self.scores = dict(scores or {})
         self.training_data_sha256 = training_data_sha256
@@ -209,8 +320,8 @@ class Parser:
     def __repr__(self) -> str:
         return f"Parser({self.system!r}, {self.classes!r})"
 
-    def parse_encoded(self, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
-        """`parse_batch` on an encoded batch: flat (heads, label ids)."""
+    def parse_encoded(self, batch: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`parse_batch` on an encoded batch: the model's raw flat (heads, label ids, made)."""
         return parse_batch(
             self.kernels.system_id,
             self.kernels.options,
@@ -222,22 +333,76 @@ class Parser:
             *batch.words(),
         )
 
-    def parse(
-        self, sentences: Sentence | Sequence[Sentence]
-    ) -> tuple[np.ndarray, tuple[str, ...]] | list[tuple[np.ndarray, tuple[str, ...]]]:
-        """The (head, deprel) of a sentence, or the list of them for a sequence of sentences."""
-        if isinstance(sentences, Sentence):
-            return self.parse([sentences])[0]
-        trees = []
+    def trees(
+        self, batch: Batch, *, single_root: bool = False
+    ) -> list[tuple[np.ndarray, tuple[str, ...]]]:
+        """The (head, deprel) of every sentence of an encoded batch, deprojectivized
+        if the model is pseudo-projective, then single-rooted if asked."""
+        heads, label_ids, made = self.parse_encoded(batch)
         labels = self.classes.labels
+        offsets = batch.offsets.tolist()
+        trees = []
+        for a, b in zip(offsets, offsets[1:]):
+            head = heads[a:b].copy()
+            ids = label_ids[a + 1 : b]
+            deprel = (ROOT, *(labels[k] for k in ids.tolist()))
+            if self.pseudo_projective is not None and self.marked[ids].any():
+                head, deprel = deprojectivize(head, deprel, self.pseudo_projective)
+            if single_root:
+                head, deprel = single_rooted(
+                    head, deprel, made[a:b], self.root_label, self.reattach_label
+                )
+            trees.append((head, deprel))
+        return trees
+
+    def parse(
+        self, sentences: Sentence | Sequence[Sentence], *, single_root: bool = False
+    ) -> tuple[np.ndarray, tuple[str, ...]] | list[tuple[np.ndarray, tuple[str, ...]]]:
+        """The (head, deprel) of a sentence, or the list of them for a sequence of sentences.
+
+        Every parse is a tree; single_root=True makes exactly one word its
+        root (`single_rooted`), otherwise several words may hang from 0.
+        """
+        if isinstance(sentences, Sentence):
+            return self.parse([sentences], single_root=single_root)[0]
+        trees = []
         for start in range(0, len(sentences), BATCH_SENTENCES):
             batch = Batch(sentences[start : start + BATCH_SENTENCES], self.vocabularies)
-            heads, label_ids = self.parse_encoded(batch)
-            offsets = batch.offsets.tolist()
-            for a, b in zip(offsets, offsets[1:]):
-                deprel = (ROOT, *(labels[k] for k in label_ids[a + 1 : b].tolist()))
-                trees.append((heads[a:b].copy(), deprel))
+            trees.extend(self.trees(batch, single_root=single_root))
         return trees
+
+    def parse_file(
+        self,
+        input: str | os.PathLike | IO,
+        output: str | os.PathLike | IO,
+        *,
+        format: str | None = None,
+        single_root: bool = False,
+        progress: Callable[[int], Any] | None = None,
+        batch_sentences: int = BATCH_SENTENCES,
+    ) -> int:
+        """Parse a treebank into another, streaming in batches; returns the sentence count.
+
+        input: a CoNLL-U or CoNLL-X path (plain or gzip), ``-`` for stdin, or
+        an open stream; `format` as in `arcwise.io.read_treebank` (default:
+        from the extension, else CoNLL-U).  output: a path, written
+        atomically (gzip if it ends in ``.gz``), ``-`` for stdout, or an open
+        stream; it gets the input's lines with only HEAD and DEPREL replaced.
+        progress(k) is called after each batch of k sentences is written.  If
+        anything fails on the way (bad input, an interrupt), no output file
+        is left and an existing one is untouched.
+        """
+        sentences = read_treebank(input, format)
+
+        def parsed() -> Iterator[Sentence]:
+            while batch := list(itertools.islice(sentences, batch_sentences)):
+                trees = self.parse(batch, single_root=single_root)
+                for sentence, (head, deprel) in zip(batch, trees):
+                    yield with_tree(sentence, head, deprel)
+                if progress is not None:
+                    progress(len(batch))
+
+        return conllu.write(output, parsed())
 
     # --- model files -------------------------------------------------------
 
@@ -249,6 +414,7 @@ class Parser:
             "options": {"extensions": extensions, "option_bits": self.kernels.options},
             "labels": list(self.classes.labels),
             "root_label": self.root_label,
+            "pseudo_projective": self.pseudo_projective,
             "classes": self.classes.to_json(),
             "vocabularies": self.vocabularies.to_dict(),
             "features": self.table.to_json(),
@@ -278,6 +444,11 @@ class Parser:
             table = FeatureTable.from_json(meta["features"], system, source)
             vocabularies = Vocabularies.from_dict(meta["vocabularies"])
             root_label = meta["root_label"]
+            pseudo_projective = meta.get("pseudo_projective")  # absent in older files: None
+            if pseudo_projective is not None and pseudo_projective not in ENCODINGS:
+                raise ArcwiseError(
+                    f"{source}: unknown pseudo-projective encoding {pseudo_projective!r}"
+                )
         except ArcwiseError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as error:
@@ -294,6 +465,7 @@ class Parser:
             scores=meta["scores"],
             training_data_sha256=meta["training_data_sha256"],
             command_line=meta["command_line"],
+            pseudo_projective=pseudo_projective,
         )
 
 

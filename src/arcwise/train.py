@@ -44,7 +44,7 @@ from arcwise.features import FeatureTable, default_table
 from arcwise.io.conllu import with_tree
 from arcwise.models import perceptron as pc
 from arcwise.oracles import dispatch as oracles
-from arcwise.parse import Batch, Parser, best_legal_class, max_steps
+from arcwise.parse import Batch, Parser, best_legal_class, max_steps, projectivized
 from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
 from arcwise.systems.base import GOLD_ARRAYS
@@ -254,6 +254,7 @@ def train(
     table: FeatureTable | None = None,
     transition_buckets: int | None = None,
     label_buckets: int | None = None,
+    pseudo_projective: str | None = None,
     **oracle_options: Any,
 ) -> tuple[Parser, dict[str, Any]]:
     """Train a parser for `system` (a registry name like "covington-nm" or "arc-eager+lba").
@@ -264,7 +265,12 @@ def train(
     feature table (default: the system's bundled one); bucket counts: powers
     of two (default `perceptron.default_buckets`); oracle_options go to the
     system's oracle (e.g. swap="eager").  progress, if given, is called with
-    each epoch's log entry.  Returns (the parser of the best epoch, the log).
+    each epoch's log entry.  pseudo_projective ("head", "path", "head+path"):
+    train on trees projectivized with that encoding (Nivre & Nilsson 2005;
+    `parse.projectivized`), which makes sense for the projective systems
+    (arc-eager, arc-hybrid); the parser deprojectivizes its output, and dev
+    scores compare that output with the original dev trees.
+    Returns (the parser of the best epoch, the log).
     """
     if oracle not in ORACLES:
         raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
@@ -281,6 +287,10 @@ def train(
     dynamic = oracle == "dynamic"
 
     sentences = list(train_sentences)
+    lifted = None
+    if pseudo_projective is not None:
+        sentences, counts = projectivized(sentences, pseudo_projective)
+        lifted = {"encoding": pseudo_projective, **counts}
     dev = list(dev_sentences) if dev_sentences is not None else []
     vocabularies = Vocabularies.build(sentences)
     labels = list(vocabularies.deprel)
@@ -316,6 +326,7 @@ def train(
         "oracle_options": oracle_options,
         "transition_buckets": model.transition_buckets,
         "label_buckets": model.label_buckets,
+        "pseudo_projective": pseudo_projective,
     }
     log: dict[str, Any] = {
         "system": system,
@@ -324,12 +335,14 @@ def train(
         "malformed": malformed,
         "unbuildable": unbuildable,
         "skipped": len(sentences) - len(usable),
+        "pseudo_projective": lifted,
         "hyperparameters": hyperparameters,
         "epochs": [],
         "best_epoch": None,
     }
     parser = Parser(system, vocabularies, table, classes, model.weights, root_label,
-                    hyperparameters, {}, data_sha256(sentences))
+                    hyperparameters, {}, data_sha256(sentences),
+                    pseudo_projective=pseudo_projective)
     dev_batch = Batch(dev, vocabularies) if dev else None
     best: tuple[float, pc.Weights, dict] | None = None
     step = 0
@@ -378,11 +391,5 @@ def train(
 def score_parser(parser: Parser, gold: list[Sentence], batch: Batch | None = None):
     """`evaluate` the parser's output on gold sentences (an encoded batch of them may be given)."""
     batch = batch or Batch(gold, parser.vocabularies)
-    heads, label_ids = parser.parse_encoded(batch)
-    labels = parser.classes.labels
-    offsets = batch.offsets.tolist()
-    parsed = [
-        with_tree(s, heads[a:b], ("", *(labels[k] for k in label_ids[a + 1 : b].tolist())))
-        for s, a, b in zip(gold, offsets, offsets[1:])
-    ]
+    parsed = [with_tree(s, *tree) for s, tree in zip(gold, parser.trees(batch))]
     return evaluate(gold, parsed)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
+import contextlib
 import os
 import sys
 
@@ -13,24 +13,57 @@ def register(app: typer.Typer) -> None:
     @app.command("parse")
     def parse_command(
         model: str = typer.Option(..., "--model", "-m", help="Model file from `arcwise train`."),
-        source: str = typer.Argument("-", metavar="IN", help="CoNLL-U or CoNLL-X file (.gz allowed), - for stdin."),
-        output: str = typer.Option("-", "--output", "-o", help="Output file (written atomically), - for stdout."),
+        source: str = typer.Argument(
+            "-", metavar="IN", help="CoNLL-U or CoNLL-X file (.gz allowed), - for stdin."
+        ),
+        output: str = typer.Option(
+            "-", "--output", "-o", help="Output file (written atomically), - for stdout."
+        ),
+        single_root: bool = typer.Option(
+            False, "--single-root",
+            help="Exactly one word attached to 0 per sentence: the parser's first root arc "
+            "is kept and the other roots are attached to it.",
+        ),
     ) -> None:
-        """Parse IN with MODEL; the output keeps every line and column but HEAD and DEPREL."""
-        from arcwise.io import conllu, format_of, read_treebank
-        from arcwise.io.conllu import with_tree
-        from arcwise.parse import BATCH_SENTENCES, Parser
+        """Parse IN with MODEL; the output keeps every line and column but HEAD and DEPREL.
+
+        Every output is a tree (several roots allowed unless --single-root).  A
+        pseudo-projective model's output is deprojectivized.  A progress bar
+        (sentences, sentences/s) goes to stderr when IN is a file and stderr is
+        a terminal; reading stdin, or with stderr redirected, nothing is shown.
+        """
+        from arcwise.parse import Parser
 
         parser = Parser.load(model)
-        sentences = read_treebank(source, format_of(source) or "conllu")
+        with _progress(source != "-" and sys.stderr.isatty(), source) as progress:
+            try:
+                parser.parse_file(source, output, single_root=single_root, progress=progress)
+            except BrokenPipeError:  # whoever read our stdout has gone (`| head`): stop quietly
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                raise typer.Exit(1) from None
 
-        def parsed():
-            while batch := list(itertools.islice(sentences, BATCH_SENTENCES)):
-                for sentence, (head, deprel) in zip(batch, parser.parse(batch)):
-                    yield with_tree(sentence, head, deprel)
 
-        try:
-            conllu.write(output, parsed())
-        except BrokenPipeError:  # whoever read our stdout has gone (`| head`): stop quietly
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise typer.Exit(1) from None
+@contextlib.contextmanager
+def _progress(show: bool, source: str):
+    """A `progress(k)` callback drawing a rich bar on stderr, or None when not shown."""
+    if not show:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (
+        TextColumn("parsing {task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:,} sentences {task.fields[rate]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task(os.path.basename(source), total=None, rate="")
+
+        def progress(k: int) -> None:
+            bar.advance(task, k)
+            done, seconds = bar.tasks[task].completed, bar.tasks[task].elapsed
+            bar.update(task, rate=f"({done / seconds:,.0f}/s)" if seconds else "")
+
+        yield progress

@@ -17,6 +17,39 @@ class Oracle(str, Enum):
     dynamic = "dynamic"
 
 
+class Encoding(str, Enum):  # arcwise.trees.pseudoprojective.ENCODINGS
+    head = "head"
+    path = "path"
+    head_path = "head+path"
+
+
+def tree_summary(log: dict) -> str:
+    """One line on the training trees: lifted, not buildable, skipped (from the training log)."""
+    total = log["sentences"]
+    parts = []
+    if log.get("pseudo_projective"):
+        lifted = log["pseudo_projective"]
+        parts.append(
+            f"pseudo-projective ({lifted['encoding']}): lifted {lifted['arcs']:,} arcs "
+            f"in {lifted['trees']:,} of {total:,} training trees"
+        )
+    static = log["hyperparameters"]["oracle"] == "static"
+    unbuildable = log["unbuildable"]
+    if static:
+        parts.append(
+            f"skipped {unbuildable:,} of {total:,} training trees the system cannot build "
+            "(static oracle)"
+        )
+    else:
+        parts.append(
+            f"{unbuildable:,} of {total:,} training trees the system cannot build "
+            "(trained on with the dynamic oracle)"
+        )
+    if log["malformed"]:
+        parts.append(f"skipped {log['malformed']:,} trees that are not well formed")
+    return "; ".join(parts)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("train")
     def train_command(
@@ -30,8 +63,20 @@ def register(app: typer.Typer) -> None:
         explore_from: int = typer.Option(1, "--explore-from", min=0, help="First exploring epoch (0-based)."),
         explore_p: float = typer.Option(0.9, "--explore-p", min=0.0, max=1.0),
         seed: int = typer.Option(0, "--seed"),
+        pseudo_projective: Encoding = typer.Option(
+            None, "--pseudo-projective",
+            help="Train on trees projectivized with this label encoding (Nivre & Nilsson 2005) "
+            "and deprojectivize at parse time; meant for the projective systems "
+            "(arc-eager, arc-hybrid).",
+        ),
     ) -> None:
-        """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it."""
+        """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.
+
+        Gold trees the system cannot build are counted (in the log and in the
+        summary printed at the end): static training skips them, dynamic
+        training learns from them.  --pseudo-projective works with any system
+        but only helps those that cannot build non-projective trees.
+        """
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
         from arcwise.io import read_treebank
@@ -61,6 +106,7 @@ def register(app: typer.Typer) -> None:
                 parser, log = train(
                     system, train_sentences, dev, oracle=oracle.value, bound=bound, epochs=epochs,
                     explore_from=explore_from, explore_p=explore_p, seed=seed, progress=progress,
+                    pseudo_projective=pseudo_projective.value if pseudo_projective else None,
                 )
             except ValueError as error:  # bad system, bound or option
                 raise ArcwiseError(str(error)) from None
@@ -71,8 +117,5 @@ def register(app: typer.Typer) -> None:
 
         with atomic_write(log_path) as out:
             json.dump(log, out, indent=2)
-        print(
-            f"wrote {output} (best epoch {log['best_epoch']}; {log['unbuildable']} gold trees "
-            f"the system cannot build, {log['skipped']} skipped) and {log_path}",
-            file=sys.stderr,
-        )
+        print(f"wrote {output} (best epoch {log['best_epoch']}) and {log_path}", file=sys.stderr)
+        print(tree_summary(log), file=sys.stderr)
