@@ -1,6 +1,7 @@
 """Monotonic Covington: static oracle and the exact dynamic oracle (Algorithm 1)."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -14,6 +15,8 @@ from tests.reference.random_trees import (
 )
 
 TS = systems.get("covington")
+ROOTED = systems.get("covington+root")  # 0 is the first word of λ1 (MaltParser's allow_root)
+VARIANTS = {"covington": TS, "covington+root": ROOTED}
 
 
 def run(ts, n, actions):
@@ -31,21 +34,57 @@ def follow_static_oracle(ts, gold):
     return headless_to_root(ts.heads(static_oracle_path(ts, gold)[0]))[1:]
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.parametrize("name", VARIANTS)
+@settings(max_examples=150, deadline=None)
+@given(gold=trees(max_words=8))
+def test_static_oracle_rebuilds_every_tree(name, gold):
+    ts = VARIANTS[name]
+    assert ts.can_build(gold)
+    assert follow_static_oracle(ts, gold) == gold[1:]
+
+
+@settings(max_examples=100, deadline=None)
 @given(trees(max_words=8))
-def test_static_oracle_rebuilds_every_tree(gold):
-    assert TS.can_build(gold)
-    assert follow_static_oracle(TS, gold) == gold[1:]
+def test_with_root_the_static_oracle_builds_every_root_arc(gold):
+    final, taken = static_oracle_path(ROOTED, gold)
+    assert ROOTED.heads(final) == gold  # no word left headless, multi-root trees included
+    assert taken.count("right-arc") + taken.count("left-arc") == len(gold) - 1
 
 
+@pytest.mark.parametrize("name", VARIANTS)
 @settings(max_examples=60, deadline=None)
-@given(hs.data())
-def test_loss_and_costs_equal_exhaustive_search(data):
-    gold = data.draw(trees(max_words=7))
-    c = data.draw(reachable_configurations(TS, gold))
+@given(data=hs.data())
+def test_loss_and_costs_equal_exhaustive_search(name, data):
+    ts = VARIANTS[name]
+    gold = data.draw(trees(max_words=7 if ts is TS else 6))  # +root: more states to search
+    c = data.draw(reachable_configurations(ts, gold))
     memo = {}
-    assert TS.loss(c, gold) == exhaustive.min_loss(TS, c, gold, memo)
-    assert TS.costs(c, gold) == exhaustive.costs(TS, c, gold, memo)
+    assert ts.loss(c, gold) == exhaustive.min_loss(ts, c, gold, memo)
+    assert ts.costs(c, gold) == exhaustive.costs(ts, c, gold, memo)
+
+
+def test_with_root_0_starts_in_lambda_1_and_takes_no_head():
+    c = ROOTED.initial(2)
+    assert repr(c) == "<covington+root λ1=[0], λ2=[], B=[1, 2], arcs={}>"
+    assert sorted(ROOTED.legal(c)) == ["no-arc", "right-arc", "shift"]  # no left-arc from 0
+    c = ROOTED.apply(c, "no-arc")  # λ1 empty: only shift
+    assert ROOTED.legal(c) == ["shift"]
+    c = ROOTED.apply(ROOTED.apply(c, "shift"), "no-arc")  # focus (0, 2)
+    assert sorted(ROOTED.legal(c)) == ["no-arc", "right-arc", "shift"]
+    c = ROOTED.apply(c, "right-arc")
+    assert ROOTED.heads(c) == [-1, -1, 0]
+    assert repr(c).startswith("<covington+root λ1=[], λ2=[0, 1]")
+
+
+def test_with_root_a_root_arc_is_an_arc_of_a():
+    gold = [-1, 2, 0]  # 2 -> 1, 0 -> 2
+    c = run(ROOTED, 2, ["shift"])  # focus (1, 2)
+    assert zero_cost(ROOTED, c, gold) == ["left-arc"]
+    c = ROOTED.apply(c, "left-arc")  # focus (0, 2): the root arc, or leave 2 headless
+    assert ROOTED.static_oracle(c, gold) == "right-arc"
+    assert zero_cost(ROOTED, c, gold) == ["no-arc", "right-arc", "shift"]
+    wrong = run(ROOTED, 2, ["right-arc", "shift"])  # 0 -> 1 was wrong, and blocks 2 -> 1
+    assert ROOTED.loss(wrong, gold) == 1 == exhaustive.min_loss(ROOTED, wrong, gold)
 
 
 def test_oracle_is_exact_and_has_no_bounds():

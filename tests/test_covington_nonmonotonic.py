@@ -1,15 +1,24 @@
 """Non-monotonic Covington (Figure 2) and its approximate oracle (Algorithm 2, three bounds)."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from arcwise import systems
 from tests.reference import exhaustive
-from tests.reference.random_trees import is_forest, random_walk, reachable_configurations, trees
+from tests.reference.random_trees import (
+    is_forest,
+    random_walk,
+    reachable_configurations,
+    static_oracle_path,
+    trees,
+)
 from tests.test_covington import follow_static_oracle, run, zero_cost
 
 TS = systems.get("covington-nm")
+ROOTED = systems.get("covington-nm+root")  # 0 is the first word of λ1, root arcs are explicit
+VARIANTS = {"covington-nm": TS, "covington-nm+root": ROOTED}
 BOUNDS = ("lower", "pc-upper", "upper")
 
 
@@ -73,60 +82,104 @@ def test_a_problematic_cycle():
     assert exhaustive.min_loss(TS, c, gold) == 2
 
 
+@pytest.mark.parametrize("name", VARIANTS)
 @settings(max_examples=150, deadline=None)
-@given(hs.data())
-def test_bounds_sandwich_the_exhaustive_loss(data):
+@given(data=hs.data())
+def test_bounds_sandwich_the_exhaustive_loss(name, data):
+    ts = VARIANTS[name]
     gold = data.draw(trees(max_words=6))
-    c = data.draw(reachable_configurations(TS, gold))
-    loss = exhaustive.min_loss(TS, c, gold)
-    lower, pc_upper, upper = (TS.loss(c, gold, b) for b in BOUNDS)
+    c = data.draw(reachable_configurations(ts, gold))
+    loss = exhaustive.min_loss(ts, c, gold)
+    lower, pc_upper, upper = (ts.loss(c, gold, b) for b in BOUNDS)
     assert lower <= loss <= pc_upper <= upper
 
 
+@pytest.mark.parametrize("name", VARIANTS)
 @settings(max_examples=60, deadline=None)
-@given(trees(max_words=7), hs.sampled_from(BOUNDS), hs.integers(0, 2**32 - 1))
-def test_following_zero_cost_actions_ends_in_a_forest(gold, bound, seed):
+@given(gold=trees(max_words=7), bound=hs.sampled_from(BOUNDS), seed=hs.integers(0, 2**32 - 1))
+def test_following_zero_cost_actions_ends_in_a_forest(name, gold, bound, seed):
+    ts = VARIANTS[name]
     rng = np.random.default_rng(seed)
-    c = TS.initial(len(gold) - 1)
-    start = TS.loss(c, gold, bound)
+    c = ts.initial(len(gold) - 1)
+    start = ts.loss(c, gold, bound)
     steps = 0
-    while not TS.is_terminal(c):
-        costs = TS.costs(c, gold, bound)
+    while not ts.is_terminal(c):
+        costs = ts.costs(c, gold, bound)
         best = min(costs.values())
         if bound != "lower":  # Covington's criteria over I keep an upper bound
             assert best <= 0
         choices = sorted(a for a, cost in costs.items() if cost == best)
-        c = TS.apply(c, choices[rng.integers(len(choices))])
+        c = ts.apply(c, choices[rng.integers(len(choices))])
         steps += 1
         assert steps <= (len(gold) + 1) ** 2
-    assert_forest(TS.heads(c))
-    final = sum(max(h, 0) != g for h, g in zip(TS.heads(c)[1:], gold[1:]))
-    assert final == TS.loss(c, gold, bound)  # all bounds are exact at the end
+    assert_forest(ts.heads(c))
+    final = sum(max(h, 0) != g for h, g in zip(ts.heads(c)[1:], gold[1:]))
+    assert final == ts.loss(c, gold, bound)  # all bounds are exact at the end
     if bound != "lower":
         assert final == start == 0  # from the start, zero-cost actions reach the gold tree
 
 
+@pytest.mark.parametrize("name", VARIANTS)
 @settings(max_examples=50, deadline=None)
-@given(trees(max_words=7), hs.integers(0, 2**32 - 1))
-def test_random_walks_end_in_forests(gold, seed):
-    c = random_walk(TS, len(gold) - 1, np.random.default_rng(seed), 10_000)
-    assert TS.is_terminal(c)
-    assert_forest(TS.heads(c))
+@given(gold=trees(max_words=7), seed=hs.integers(0, 2**32 - 1))
+def test_random_walks_end_in_forests(name, gold, seed):
+    ts = VARIANTS[name]
+    c = random_walk(ts, len(gold) - 1, np.random.default_rng(seed), 10_000)
+    assert ts.is_terminal(c)
+    assert_forest(ts.heads(c))
+    assert ts.heads(c)[0] == -1  # 0 never takes a head
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+@settings(max_examples=100, deadline=None)
+@given(gold=trees(max_words=8))
+def test_static_oracle_rebuilds_every_tree(name, gold):
+    ts = VARIANTS[name]
+    assert ts.can_build(gold)
+    assert follow_static_oracle(ts, gold) == gold[1:]
 
 
 @settings(max_examples=100, deadline=None)
 @given(trees(max_words=8))
-def test_static_oracle_rebuilds_every_tree(gold):
-    assert TS.can_build(gold)
-    assert follow_static_oracle(TS, gold) == gold[1:]
+def test_with_root_the_static_oracle_builds_every_root_arc(gold):
+    assert ROOTED.heads(static_oracle_path(ROOTED, gold)[0]) == gold  # multi-root trees too
 
 
+@pytest.mark.parametrize("name", VARIANTS)
 @settings(max_examples=60, deadline=None)
-@given(hs.data())
-def test_costs_are_differences_of_the_bound(data):
+@given(data=hs.data())
+def test_costs_are_differences_of_the_bound(name, data):
+    ts = VARIANTS[name]
     gold = data.draw(trees(max_words=7))
-    c = data.draw(reachable_configurations(TS, gold))
+    c = data.draw(reachable_configurations(ts, gold))
     for bound in BOUNDS:
-        base = TS.loss(c, gold, bound)
-        expected = {a: TS.loss(TS.apply(c, a), gold, bound) - base for a in TS.legal(c)}
-        assert TS.costs(c, gold, bound) == expected
+        base = ts.loss(c, gold, bound)
+        expected = {a: ts.loss(ts.apply(c, a), gold, bound) - base for a in ts.legal(c)}
+        assert ts.costs(c, gold, bound) == expected
+
+
+def test_with_root_left_arc_from_0_is_never_legal():
+    c = ROOTED.initial(2)
+    assert sorted(ROOTED.legal(c)) == ["no-arc", "right-arc", "shift"]
+    assert ROOTED.legal(ROOTED.apply(c, "no-arc")) == ["shift"]  # λ1 empty
+
+
+def test_with_root_a_root_arc_is_overwritten_like_any_other():
+    c = run(ROOTED, 2, ["right-arc", "shift"])  # 0 -> 1, then focus (1, 2)
+    assert ROOTED.heads(c) == [-1, 0, -1]
+    c = ROOTED.apply(c, "left-arc")  # 2 -> 1 replaces 0 -> 1
+    assert ROOTED.heads(c) == [-1, 2, -1]
+    c = ROOTED.apply(c, "right-arc")  # focus (0, 2): 0 -> 2; no cycle runs through 0
+    assert ROOTED.heads(c) == [-1, 2, 0]
+
+
+def test_with_root_a_wrong_head_of_a_root_word_is_repaired_by_a_root_arc():
+    # gold 0 -> 1, 0 -> 2; the wrong 1 -> 2 built at (1, 2).  Without +root only a
+    # cycle-breaking deletion can free 2; with it, Right-Arc at (0, 2) replaces 1 -> 2
+    gold = [-1, 0, 0]
+    c = run(ROOTED, 2, ["shift", "right-arc"])  # focus (0, 2)
+    assert ROOTED.heads(c) == [-1, -1, 1]
+    assert {b: ROOTED.loss(c, gold, b) for b in BOUNDS} == {"lower": 0, "pc-upper": 0, "upper": 0}
+    assert zero_cost(ROOTED, c, gold) == ["right-arc"]
+    plain = run(TS, 2, ["shift", "right-arc"])  # λ1 empty: the pair (0, 2) does not exist
+    assert TS.loss(plain, gold, "pc-upper") == 1 == exhaustive.min_loss(TS, plain, gold)

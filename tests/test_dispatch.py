@@ -30,7 +30,9 @@ VARIANTS = [
     ("arc-hybrid+swap", {"swap": "lazy"}),
     ("arc-hybrid+swap", {"swap": "eager"}),
     ("covington", {}),
+    ("covington+root", {}),
     ("covington-nm", {}),
+    ("covington-nm+root", {}),
     ("two-planar", {}),
     ("two-planar", {"regularize": False}),
 ]

@@ -20,6 +20,8 @@ from tests.reference.random_trees import trees
 SYSTEMS = (
     "covington",
     "covington-nm",
+    "covington+root",
+    "covington-nm+root",
     "arc-eager",
     "arc-eager+lba+rba+lnba+rnba",
     "arc-eager-nm",

@@ -3,7 +3,14 @@
 import json
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from typer.testing import CliRunner
+
+from arcwise import systems
+from arcwise.oracles.exact_loss import exact_loss, witness_loss
+from tests.reference import exhaustive
+from tests.reference.random_trees import reachable_configurations, trees
 
 from arcwise.analysis.loss_bounds import COLUMNS, explore_with_oracle, measure_loss_bounds
 from arcwise.cli.main import app
@@ -77,3 +84,17 @@ def test_command_rejects_other_systems(tmp_path):
     path.write_text(conllu(TREES))
     result = CliRunner().invoke(app, ["loss-bounds", str(path), "--system", "covington"])
     assert result.exit_code != 0
+
+
+ROOTED = systems.get("covington-nm+root")
+
+
+@settings(max_examples=120, deadline=None)
+@given(hs.data())
+def test_with_root_the_pruned_search_and_witness_agree_with_exhaustive_search(data):
+    gold = data.draw(trees(max_words=6))
+    c = data.draw(reachable_configurations(ROOTED, gold))
+    loss = exhaustive.min_loss(ROOTED, c, gold)
+    assert exact_loss(c.state, gold) == loss
+    witness = witness_loss(c.state, np.array(gold, dtype=np.int32))
+    assert ROOTED.loss(c, gold, "lower") <= loss <= witness <= ROOTED.loss(c, gold, "pc-upper")

@@ -35,7 +35,7 @@ from arcwise import systems as registry
 from arcwise.corpus import ROOT, Sentence
 from arcwise.errors import ArcwiseError
 from arcwise.features import FeatureTable, extract
-from arcwise.io import conllu, read_treebank
+from arcwise.io import annotate, conllu, read_treebank
 from arcwise.io.conllu import with_tree
 from arcwise.models import modelfile
 from arcwise.models import perceptron as pc
@@ -392,17 +392,10 @@ class Parser:
         anything fails on the way (bad input, an interrupt), no output file
         is left and an existing one is untouched.
         """
-        sentences = read_treebank(input, format)
-
-        def parsed() -> Iterator[Sentence]:
-            while batch := list(itertools.islice(sentences, batch_sentences)):
-                trees = self.parse(batch, single_root=single_root)
-                for sentence, (head, deprel) in zip(batch, trees):
-                    yield with_tree(sentence, head, deprel)
-                if progress is not None:
-                    progress(len(batch))
-
-        return conllu.write(output, parsed())
+        return annotate(
+            input, output, lambda batch: self.parse(batch, single_root=single_root),
+            format=format, batch_sentences=batch_sentences, progress=progress,
+        )
 
     # --- model files -------------------------------------------------------
 

@@ -85,11 +85,14 @@ def measure_loss_bounds(
     seed: int = 0,
     max_states: int = 20_000,
     progress: Callable[[int], None] | None = None,
+    options: int = 0,
 ) -> LossBoundsTable:
     """Table 1 over the configurations before each of the first `transitions` transitions.
 
     `trees` are gold head arrays (sentences are taken in order; those with
-    missing heads are skipped); `progress(k)` is told of every k transitions.
+    missing heads are skipped); `progress(k)` is told of every k transitions;
+    options: the variant's option bits, e.g.
+    ``systems.get("covington-nm+root").kernels.options``.
     """
     rng = np.random.default_rng(seed)
     table = LossBoundsTable()
@@ -102,7 +105,7 @@ def measure_loss_bounds(
             continue
         table.sentences += 1
         memo = LossMemo(gold)
-        state = system.initial(len(gold) - 1)
+        state = system.initial(len(gold) - 1, options)
         while not system.is_terminal(state) and done < transitions:
             values = {name: int(oracle.loss(state, memo.prepared, oracle.BOUNDS.index(name)))
                       for name in ("lower", "pc-upper", "upper")}

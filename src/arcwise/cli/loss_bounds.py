@@ -13,7 +13,7 @@ def register(app: typer.Typer) -> None:
     def loss_bounds_command(
         treebank: Path = typer.Argument(..., help="CoNLL-U or CoNLL-X file (.gz allowed)."),
         system: str = typer.Option(
-            "covington-nm", "--system", "-s", help="Only covington-nm has loss bounds."
+            "covington-nm", "--system", "-s", help="covington-nm or covington-nm+root."
         ),
         transitions: int = typer.Option(100_000, "--transitions", "-t", help="Transitions to measure."),
         seed: int = typer.Option(0, "--seed", help="Seed of the exploration."),
@@ -51,8 +51,14 @@ def register(app: typer.Typer) -> None:
         from arcwise.io import read_treebank
         from arcwise.oracles.covington_nonmonotonic import BOUNDS
 
-        if system != "covington-nm":
-            raise ArcwiseError(f"loss bounds exist for covington-nm only, not {system!r}")
+        if system.split("+")[0] != "covington-nm":
+            raise ArcwiseError(f"loss bounds exist for covington-nm (+root) only, not {system!r}")
+        from arcwise import systems
+
+        try:
+            options = systems.get(system).kernels.options
+        except ValueError as error:
+            raise ArcwiseError(str(error)) from None
         if follow not in BOUNDS:
             raise ArcwiseError(f"--follow takes one of {', '.join(BOUNDS)}, not {follow!r}")
         trees = (s.head for s in read_treebank(treebank))
@@ -71,9 +77,11 @@ def register(app: typer.Typer) -> None:
                 seed=seed,
                 max_states=max_states,
                 progress=lambda k: progress.advance(task, k),
+                options=options,
             )
         summary = {
             "treebank": str(treebank),
+            "system": system,
             "transitions": result.transitions,
             "explore_p": explore_p,
             "seed": seed,

@@ -4,7 +4,8 @@
 (the index in `BASE_NAMES`); codes a system does not use stay -1.
 
 - Covington (2017 paper, Table 2): L0 = i, the last word of λ1 (none when λ1
-  is empty), L1 = i-1, L2 = i-2 (the words left of L0; λ1 = [1..i]); R0 = j,
+  is empty), L1 = i-1, L2 = i-2 (the words left of L0; λ1 = [1..i], or
+  [0..i] with +root, where L0 = 0 is the root word); R0 = j,
   the buffer front, R1 = j+1, R2 = j+2 (the words right of it; B = [j..n]);
   CL / CR = the first / last word strictly between L0 and R0 whose head is not
   in [L0, R0] (a headless word counts); none unless both L0 and R0 exist.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from arcwise.systems import ids
+from arcwise.systems import covington, ids
 from arcwise.systems import state as st
 from arcwise.systems import two_planar
 
@@ -41,15 +42,15 @@ def heads_offset(state):
 @njit(cache=True)
 def _covington(state, out):
     n = state[st.N]
-    i = state[st.FOCUS]
-    j = st.buffer_get(state, 0)
-    if i > 0:
+    i, j = covington.focus(state)
+    first = covington.first_word(state)
+    if i >= first:
         for k in range(3):
-            out[L0 + k] = i - k if i - k >= 1 else -1
+            out[L0 + k] = i - k if i - k >= first else -1
     if j != -1:
         for k in range(3):
             out[R0 + k] = j + k if j + k <= n else -1
-    if i > 0 and j != -1:
+    if i >= first and j != -1:
         heads = heads_offset(state)
         for k in range(i + 1, j):
             h = state[heads + k]

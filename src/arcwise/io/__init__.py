@@ -64,3 +64,36 @@ def convert(
 
 
 __all__ = ["FORMATS", "conllu", "conllx", "convert", "format_of", "read_treebank"]
+
+
+def annotate(
+    input: str | os.PathLike | IO,
+    output: str | os.PathLike | IO,
+    trees_of: Callable[[list[Sentence]], list[tuple[Any, Any]]],
+    *,
+    format: str | None = None,
+    batch_sentences: int = 4096,
+    progress: Callable[[int], Any] | None = None,
+) -> int:
+    """Write `input` to `output` with the trees trees_of(batch) gives, streaming; returns the sentence count.
+
+    Any parser's ``parse_file``: input as in `read_treebank` (``-`` = stdin);
+    output a path, written atomically (gzip if it ends in ``.gz``), ``-`` for
+    stdout, or an open stream.  trees_of maps a batch of sentences to their
+    (head, deprel) pairs; only HEAD and DEPREL change in the output.
+    progress(k) is called after each batch of k sentences is written.  If
+    anything fails on the way (bad input, an interrupt), no output file is
+    left and an existing one is untouched.
+    """
+    import itertools
+
+    sentences = read_treebank(input, format)
+
+    def annotated() -> Iterator[Sentence]:
+        while batch := list(itertools.islice(sentences, batch_sentences)):
+            for sentence, (head, deprel) in zip(batch, trees_of(batch)):
+                yield conllu.with_tree(sentence, head, deprel)
+            if progress is not None:
+                progress(len(batch))
+
+    return conllu.write(output, annotated())

@@ -4,14 +4,19 @@ Dynamic oracle, exact (Algorithm 1): ℓ(c) = |U(c, tG)| + n_c(A ∪ I(c, tG)),
 where U are the gold arcs no longer individually reachable and I the others.
 Every word has at most one head in A ∪ I, so its cycles are disjoint and
 counted in O(n).  A gold root arc 0 -> y is "built" while y is headless
-(headless words attach to 0 at the end) and lost once y has a head.
+(headless words attach to 0 at the end) and lost once y has a head other
+than 0.  The same U serves ``covington+root``: there 0 -> y can also be built
+explicitly, which changes nothing in the loss (y headless or headed by 0 ends
+the same, and 0, having no head, is on no cycle).
 
 Static oracle: the usual Covington one — an arc transition when the focus
 words are linked in gold, Shift when j has no gold link left with a word
-before i, else No-Arc.  It rebuilds every tree.
+before i, else No-Arc.  With +root a gold root arc is a link with 0, built
+by Right-Arc from i = 0.  It rebuilds every tree.
 
-Focus positions are read as in `arcwise.systems.covington`: i = 0 when λ1 is
-empty, and a terminal configuration (empty buffer) is read as j = n + 1.
+Focus positions are read as in `arcwise.systems.covington`: i < first_word
+when λ1 is empty, and a terminal configuration (empty buffer) is read as
+j = n + 1.
 """
 
 from __future__ import annotations
@@ -62,15 +67,23 @@ def is_past(i, j, x, y):
 
 
 @njit(cache=True)
+def in_sweep(state, i, j, x, y):
+    """Will Covington's sweep still reach the pair {x, y}?  (Pairs with 0 only with +root.)"""
+    return min(x, y) >= covington.first_word(state) and not is_past(i, j, x, y)
+
+
+@njit(cache=True)
 def static(state, prepared):
     gold, leftmost = prepared[0], prepared[1]
     i, j = focus_positions(state)
-    if i > 0 and j < len(gold):
+    first = covington.first_word(state)
+    if i >= first and j < len(gold):
         if gold[i] == j and st.head_of(state, i) == -1:
             return LEFT_ARC
         if gold[j] == i and st.head_of(state, j) == -1:
-            return RIGHT_ARC
-        if leftmost[j] < i:
+            return RIGHT_ARC  # from i = 0 only with +root
+        left_end = 0 if gold[j] == 0 and first == 0 else leftmost[j]
+        if left_end < i:
             return NO_ARC
     return SHIFT
 

@@ -19,12 +19,15 @@ bounded by three expressions (selected by ``bound``):
 ``upper`` is index 0, the default: the paper found it the best to train
 with (Table 3, 84.74 average UAS), although it is the loosest (Table 1).
 
-Gold root arcs 0 -> y (the paper leaves them implicit): y is right while
-headless.  Once y has a head, only a cycle-breaking deletion can make it
-headless again.  The upper bounds count 0 -> y as lost (their witness,
-Covington's criteria over I, never detaches y); the lower bound counts it
-lost only when the rest of the sweep allows no such deletion
-(`root_detachable`).  See `arcwise.oracles.exact_loss` for ℓ(c).
+Gold root arcs 0 -> y: y is right while headless (headless words attach to
+0 at the end) or headed by 0.  With ``covington-nm+root`` 0 -> y is an
+ordinary arc while the sweep still reaches the pair (0, y), so it is in I
+(0 has no head, so it closes no cycle).  Otherwise (always without +root, as
+the paper leaves root arcs implicit) a headed y can be made headless again
+only by a cycle-breaking deletion.  The upper bounds then count 0 -> y as
+lost (their witness, Covington's criteria over I, never aims at detaching
+y); the lower bound counts it lost only when the rest of the sweep allows no
+such deletion (`root_detachable`).  See `arcwise.oracles.exact_loss` for ℓ(c).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from arcwise.oracles.covington import can_build, focus_positions, is_past, prepare, static
+from arcwise.oracles.covington import can_build, focus_positions, in_sweep, prepare, static
 from arcwise.oracles.cycles import count_elementary_cycles, elementary_cycles
 from arcwise.systems import covington_nonmonotonic as system
 from arcwise.systems import state as st
@@ -63,6 +66,9 @@ def root_detachable(state, i, j, y):
     Right-Arc at pair (y, a) while a is a proper ancestor of y.  Whether the
     rest of the sweep allows one depends on where y is and on the f = n - j
     words still unread; with f >= 2 (f >= 1 when y is in λ1) it always does.
+    With +root it is asked only once the pair (0, y) is past; the extra pairs
+    with 0 only re-head words to 0, which cuts ancestor chains, and add no way
+    to detach y in the tests against exhaustive search.
     """
     n = state[st.N]
     if j > n:
@@ -98,13 +104,10 @@ def unreachable(state, gold, bound, succ):
         x = gold[y]
         if heads[y] == x or (x == 0 and heads[y] == -1):
             continue  # in A (a gold root arc: y still headless)
-        if x == 0:
-            if bound != LOWER or not root_detachable(state, i, j, y):
-                count += 1
-        elif is_past(i, j, x, y):
-            count += 1
-        else:
+        if in_sweep(state, i, j, x, y):
             succ[y, 1] = x
+        elif x != 0 or bound != LOWER or not root_detachable(state, i, j, y):
+            count += 1
     return count
 
 

@@ -27,7 +27,7 @@ from numba import njit, types
 from numba.typed import Dict
 
 from arcwise.oracles import covington_nonmonotonic as oracle
-from arcwise.oracles.covington import focus_positions, is_past
+from arcwise.oracles.covington import focus_positions, in_sweep
 from arcwise.systems import covington_nonmonotonic as system
 from arcwise.systems import state as st
 
@@ -46,7 +46,7 @@ def witness_loss(state, gold):
     ranks = np.full(n + 1, np.iinfo(np.int64).max, dtype=np.int64)
     for y in range(1, n + 1):
         x = gold[y]
-        if x >= 1 and heads[y] != x and not is_past(i, j, x, y):
+        if max(heads[y], 0) != x and in_sweep(state, i, j, x, y):
             ranks[y] = oracle.covington_order(x, y, n)
     built = state.copy()
     for y in np.argsort(ranks):

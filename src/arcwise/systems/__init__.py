@@ -5,7 +5,7 @@
 >>> c = ts.initial(3)
 
 Names: arc-eager (+lba, +rba, +lnba, +rnba, combinable), arc-eager-nm,
-arc-hybrid (+swap), covington, covington-nm, two-planar.  A system module
+arc-hybrid (+swap), covington (+root), covington-nm (+root), two-planar.  A system module
 knows nothing of oracles; this registry is the one place that pairs each
 system with its oracle module (by name, imported on first use).
 """

@@ -1,29 +1,39 @@
 """Covington's non-projective parser, monotonic (2017 paper, Figure 1; Nivre 2008).
 
-A configuration <λ1, λ2, B, A> keeps λ1 · λ2 = [1 .. j-1] contiguous, so it
-is just the focus words: i = last word of λ1 (0 when λ1 is empty) in the
-FOCUS slot and j = the buffer front.  Words left headless at the end are
-attached to the root 0.
+A configuration <λ1, λ2, B, A> keeps λ1 · λ2 = [first .. j-1] contiguous, so
+it is just the focus words: i = last word of λ1 in the FOCUS slot (first - 1
+when λ1 is empty) and j = the buffer front.  Words left headless at the end
+are attached to the root 0.
+
+Variant ``+root`` (MaltParser's Covington with allow_root): the root 0 is an
+ordinary word at the left end of λ1, so the initial configuration is
+<[0], [], [1..n], {}> and first = 0 (FOCUS = -1 when λ1 is empty).  Root
+arcs are then explicit Right-Arcs from i = 0; Left-Arc with i = 0 is never
+legal (0 takes no head).  Without it (the paper's <[], [], [1..n], {}>),
+first = 1, FOCUS = 0 when λ1 is empty, and root arcs are left implicit.
 """
 
 from __future__ import annotations
 
 import sys
+from functools import partial
 
 from numba import njit
 
 from arcwise.systems import state as st
-from arcwise.systems.base import SystemKernels, kernels_of_module
+from arcwise.systems.base import SystemKernels
 
 SHIFT, NO_ARC, LEFT_ARC, RIGHT_ARC = range(4)
 ACTIONS = ("shift", "no-arc", "left-arc", "right-arc")
 LABELED = (False, False, True, True)
 
+WITH_ROOT = 1  # option bit (OPTIONS header slot): 0 is the first word of λ1
+
 
 @njit(cache=True)
-def initial(n):
-    """<[], [], [1..n], {}>."""
-    return st.new_state(n, 0)
+def initial(n, options=0):
+    """<[], [], [1..n], {}>; with +root <[0], [], [1..n], {}> (FOCUS = 0 in both)."""
+    return st.new_state(n, options)
 
 
 @njit(cache=True)
@@ -32,19 +42,30 @@ def is_terminal(state):
 
 
 @njit(cache=True)
+def first_word(state):
+    """The leftmost word of λ1 · λ2: 0 with +root, else 1."""
+    return 0 if state[st.OPTIONS] & WITH_ROOT else 1
+
+
+@njit(cache=True)
 def focus(state):
-    """(i, j): the focus words; i = 0 when λ1 is empty, j = -1 when B is empty."""
+    """(i, j): the focus words; i < first_word when λ1 is empty, j = -1 when B is empty."""
     return state[st.FOCUS], st.buffer_get(state, 0)
 
 
 @njit(cache=True)
 def legal(state, mask):
     i, j = focus(state)
+    has_i = i >= first_word(state)
     mask[SHIFT] = j != -1
-    mask[NO_ARC] = i > 0
-    # Figure 1: single-head and acyclicity preconditions.
-    mask[LEFT_ARC] = i > 0 and j != -1 and st.head_of(state, i) == -1 and not st.reaches(state, i, j)
-    mask[RIGHT_ARC] = i > 0 and j != -1 and st.head_of(state, j) == -1 and not st.reaches(state, j, i)
+    mask[NO_ARC] = has_i
+    # Figure 1: single-head and acyclicity preconditions (and 0 takes no head).
+    mask[LEFT_ARC] = (
+        i > 0 and j != -1 and st.head_of(state, i) == -1 and not st.reaches(state, i, j)
+    )
+    mask[RIGHT_ARC] = (
+        has_i and j != -1 and st.head_of(state, j) == -1 and not st.reaches(state, j, i)
+    )
 
 
 @njit(cache=True)
@@ -80,8 +101,33 @@ def describe(state) -> dict:
     i, j = focus(state)
     j_end = j if j != -1 else state[st.N] + 1
     buffer = [int(w) for w in st.region(state, st.BUFFER)[: state[st.BUFFER_LEN]][::-1]]
-    return {"λ1": list(range(1, i + 1)), "λ2": list(range(i + 1, j_end)), "B": buffer}
+    λ1 = list(range(first_word(state), i + 1))
+    return {"λ1": λ1, "λ2": list(range(i + 1, j_end)), "B": buffer}
+
+
+def option_bits(name: str, options: frozenset[str]) -> int:
+    """The OPTIONS header bits of a Covington variant (only ``root``)."""
+    unknown = sorted(set(options) - {"root"})
+    if unknown:
+        raise ValueError(f"{name} has only the variant +root, got +{'+'.join(unknown)}")
+    return WITH_ROOT if "root" in options else 0
+
+
+def kernels_of(name: str, module, options: frozenset[str]) -> SystemKernels:
+    """The kernels of a Covington system module (this one or the non-monotonic one)."""
+    bits = option_bits(name, options)
+    return SystemKernels(
+        name=name + ("+root" if bits else ""),
+        actions=ACTIONS,
+        labeled=LABELED,
+        enabled=tuple(range(len(ACTIONS))),
+        initial=initial if bits == 0 else partial(initial, options=bits),
+        is_terminal=is_terminal,
+        legal=module.legal,
+        apply=module.apply,
+        describe=describe,
+    )
 
 
 def make(options: frozenset[str]) -> SystemKernels:
-    return kernels_of_module("covington", sys.modules[__name__], options)
+    return kernels_of("covington", sys.modules[__name__], options)

@@ -6,6 +6,11 @@ when both focus words exist; the single-head and acyclicity constraints are
 kept by deleting the offending arcs instead of forbidding the transition:
 the dependent's previous head, and the arc that the new arc would close a
 cycle with (the arc into the new head whose source the dependent dominates).
+
+Variant ``+root`` as in `arcwise.systems.covington`: 0 is the first word of
+λ1 and Right-Arc from i = 0 builds a root arc, which a later arc into the
+same word replaces like any other (0 has no head, so it is never on a cycle);
+Left-Arc with i = 0 is never legal.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import sys
 from numba import njit
 
 from arcwise.systems import state as st
-from arcwise.systems.base import SystemKernels, kernels_of_module
+from arcwise.systems.base import SystemKernels
 from arcwise.systems.covington import (
     ACTIONS,
     LABELED,
@@ -24,9 +29,11 @@ from arcwise.systems.covington import (
     RIGHT_ARC,
     SHIFT,
     describe,
+    first_word,
     focus,
     initial,
     is_terminal,
+    kernels_of,
     move_focus_left,
     shift,
 )
@@ -35,10 +42,11 @@ from arcwise.systems.covington import (
 @njit(cache=True)
 def legal(state, mask):
     i, j = focus(state)
+    has_i = i >= first_word(state)
     mask[SHIFT] = j != -1
-    mask[NO_ARC] = i > 0
-    mask[LEFT_ARC] = i > 0 and j != -1
-    mask[RIGHT_ARC] = i > 0 and j != -1
+    mask[NO_ARC] = has_i
+    mask[LEFT_ARC] = i > 0 and j != -1  # 0 takes no head
+    mask[RIGHT_ARC] = has_i and j != -1
 
 
 @njit(cache=True)
@@ -66,4 +74,4 @@ def apply(state, action, label):
 
 
 def make(options: frozenset[str]) -> SystemKernels:
-    return kernels_of_module("covington-nm", sys.modules[__name__], options)
+    return kernels_of("covington-nm", sys.modules[__name__], options)

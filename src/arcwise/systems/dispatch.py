@@ -58,7 +58,7 @@ def initial(system, n, options):
     if system == ARC_HYBRID:
         return arc_hybrid.initial(n, options)
     if system == COVINGTON or system == COVINGTON_NM:
-        return covington.initial(n)
+        return covington.initial(n, options)
     if system == TWO_PLANAR:
         return two_planar.initial(n)
     raise ValueError("unknown system id")
