@@ -2,11 +2,14 @@
 
     .venv/bin/python bench/train_smoke.py [--epochs 1] [--system covington-nm]
                                           [--oracle dynamic] [--bound upper]
+                                          [--transition-buckets N] [--label-buckets N]
+                                          [--templates TABLE.txt] [--save MODEL]
 
-Trains on the full train split (default bucket sizes) with dev selection and
-prints seconds per epoch, dev UAS/LAS per epoch, then parse sentences/s and
-words/s on the test split (model in memory, JIT warm: the test set is parsed
-once before timing), test UAS/LAS and peak RSS of the process.
+Trains on the full train split (default bucket sizes and feature table unless
+given) with dev selection and prints seconds per epoch, dev UAS/LAS per epoch,
+then parse sentences/s and words/s on the test split (model in memory, JIT
+warm: the test set is parsed once before timing), test UAS/LAS/LA, the size
+of the saved model file and peak RSS of the process.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ from __future__ import annotations
 import argparse
 import resource
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+from arcwise.features import compile_table
 from arcwise.io import conllu
 from arcwise.train import score_parser, train
 
@@ -30,7 +35,15 @@ def main() -> None:
     ap.add_argument("--oracle", default="dynamic", choices=("static", "dynamic"))
     ap.add_argument("--bound", default="upper")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--transition-buckets", type=int, default=None)
+    ap.add_argument("--label-buckets", type=int, default=None)
+    ap.add_argument("--templates", type=Path, default=None, help="a feature table file")
+    ap.add_argument("--save", type=Path, default=None, help="keep the model file here")
     args = ap.parse_args()
+    table = None
+    if args.templates is not None:
+        table = compile_table(args.templates.read_text(encoding="utf-8"), args.system,
+                              str(args.templates))
     bound = args.bound if args.oracle == "dynamic" and args.bound else None
 
     started = time.perf_counter()
@@ -48,7 +61,9 @@ def main() -> None:
 
     started = time.perf_counter()
     parser, log = train(args.system, train_sentences, dev_sentences, oracle=args.oracle,
-                        bound=bound, epochs=args.epochs, seed=args.seed, progress=progress)
+                        bound=bound, epochs=args.epochs, seed=args.seed, progress=progress,
+                        table=table, transition_buckets=args.transition_buckets,
+                        label_buckets=args.label_buckets)
     print(f"training: {time.perf_counter() - started:.1f} s in all (includes any JIT "
           f"compilation and dev parsing); unbuildable gold trees: {log['unbuildable']}, "
           f"skipped: {log['skipped']}")
@@ -61,7 +76,14 @@ def main() -> None:
     scores = score_parser(parser, test_sentences)
     print(f"parse EWT test: {len(test_sentences) / seconds:.0f} sentences/s, "
           f"{words / seconds:.0f} words/s (one process, warm; Parser.parse incl. encoding)")
-    print(f"test UAS {scores.uas:.2f} LAS {scores.las:.2f} (best epoch {log['best_epoch']})")
+    print(f"test UAS {scores.uas:.2f} LAS {scores.las:.2f} LA {scores.la:.2f} "
+          f"(best epoch {log['best_epoch']})")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.save or Path(tmp) / "model.arcwise"
+        started = time.perf_counter()
+        parser.save(path)
+        print(f"model file {path.stat().st_size / 1e6:.1f} MB "
+              f"(saved in {time.perf_counter() - started:.1f} s)")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"peak RSS {rss / 1024:.0f} MB ({sys.platform})")
 

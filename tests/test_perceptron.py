@@ -161,10 +161,15 @@ def test_class_set_of_a_registered_system():
 
 
 class ReferencePerceptron:
-    """The textbook averaged perceptron over explicit joint features, in Python ints.
+    """The textbook averaged perceptron of two decisions, in Python ints.
 
-    φ(x, c) = {(T, bucket(f), transition of c)} ∪ {(L, bucket(g), (arc, label) of c)};
-    the average is the mean of the weight vectors after each example.
+    A transition classifier over φ_T(x, t) = {(T, bucket(f), t)} picks the best
+    legal transition; for an arc transition a, a label classifier over
+    φ_L(x, a, l) = {(L, bucket(g), (a, l))} picks its best legal label.  Each
+    learns its own decision: the transition one when the transitions differ,
+    the label one whenever the gold class is an arc whose gold label is not the
+    one it would choose.  The average is the mean of the weight vectors after
+    each example.
     """
 
     def __init__(self, classes, transition_buckets, label_buckets):
@@ -184,29 +189,53 @@ class ReferencePerceptron:
             for c in range(classes.n_classes)
         ]
 
-    def phi(self, features, label_features, c):
-        keys = [("T", int(f) & (self.bt - 1), self.column[c]) for f in features]
-        if self.slot[c] is not None:
-            keys += [("L", int(g) & (self.bl - 1), self.slot[c]) for g in label_features]
-        return keys
+    def phi_transition(self, features, c):
+        return [("T", int(f) & (self.bt - 1), self.column[c]) for f in features]
+
+    def phi_label(self, label_features, c):
+        return [("L", int(g) & (self.bl - 1), self.slot[c]) for g in label_features]
 
     def scores(self, features, label_features):
+        """The transition score of every class."""
         return [
-            sum(self.w.get(k, 0) for k in self.phi(features, label_features, c))
+            sum(self.w.get(k, 0) for k in self.phi_transition(features, c))
             for c in range(self.classes.n_classes)
         ]
+
+    def relabel(self, label_features, c, legal):
+        """Class c's arc transition with the label classifier's best legal label."""
+        same_arc = [
+            k for k in range(self.classes.n_classes)
+            if self.column[k] == self.column[c] and legal[k]
+        ]  # fmt: skip
+        label_score = {
+            k: sum(self.w.get(key, 0) for key in self.phi_label(label_features, k))
+            for k in same_arc
+        }
+        return max(same_arc, key=lambda k: (label_score[k], -k))
 
     def predict(self, features, label_features, legal):
         scores = self.scores(features, label_features)
         legal_ids = [c for c in range(len(scores)) if legal[c]]
-        return max(legal_ids, key=lambda c: (scores[c], -c))
+        best = max(legal_ids, key=lambda c: (scores[c], -c))
+        return best if self.slot[best] is None else self.relabel(label_features, best, legal)
 
     def learn(self, features, label_features, gold, predicted):
+        changes = []
+        if self.column[gold] != self.column[predicted]:
+            changes += [(k, 1) for k in self.phi_transition(features, gold)]
+            changes += [(k, -1) for k in self.phi_transition(features, predicted)]
+        if self.slot[gold] is not None:
+            if self.column[gold] == self.column[predicted]:
+                own = predicted
+            else:
+                own = self.relabel(label_features, gold, [True] * self.classes.n_classes)
+            if own != gold:
+                changes += [(k, 1) for k in self.phi_label(label_features, gold)]
+                changes += [(k, -1) for k in self.phi_label(label_features, own)]
         if gold != predicted:
-            for k in self.phi(features, label_features, gold):
-                self.w[k] = self.w.get(k, 0) + 1
-            for k in self.phi(features, label_features, predicted):
-                self.w[k] = self.w.get(k, 0) - 1
+            for k, delta in changes:
+                self.w[k] = self.w.get(k, 0) + delta
         for k, v in self.w.items():
             self.sum_of_snapshots[k] = self.sum_of_snapshots.get(k, 0) + v
         self.n += 1
@@ -299,11 +328,11 @@ def test_argmax_respects_the_mask_and_breaks_ties_by_lowest_id():
     assert out.tolist() == [-np.inf, -np.inf, -np.inf, 0.0, 0.0, -np.inf]
     pc.update(
         model.weights, model.totals, features, features, 5, 3, 0
-    )  # right-arc(b) over left-arc(b)
+    )  # right-arc(b) over left-arc(b): right-arc up, and the label b over a (its own)
     legal[:] = True
     assert pc.best_class(model.weights, features, features, legal, out) == 5
     legal[5] = False
-    assert pc.best_class(model.weights, features, features, legal, out) == 4  # its label, other arc
+    assert pc.best_class(model.weights, features, features, legal, out) == 4  # its legal label
     assert pc.best_class(model.weights, features, features, np.zeros(6, np.bool_), out) == -1
 
 
@@ -387,14 +416,28 @@ def test_model_arrays_round_trip_and_are_checked():
     _, averaged, _ = train(classes, examples, 1)
     arrays = pc.to_arrays(averaged)
     assert sorted(arrays) == sorted(pc.ARRAY_NAMES)
+    assert arrays["buckets"].tolist() == [2**10, 2**8]
+    assert 0 < len(arrays["transition_rows"]) < 2**10  # only the nonzero rows are stored
     back = pc.from_arrays(arrays, classes, "m.arcwise")
     assert np.array_equal(back.transition, averaged.transition) and back.n_labels == 3
+    assert np.array_equal(back.label, averaged.label)
+    dense = {"transition_weights": averaged.transition, "label_weights": averaged.label}
+    old = pc.from_arrays(dense, classes, "m.arcwise")  # session 1's dense files
+    assert np.array_equal(old.transition, averaged.transition)
+    rows = arrays["transition_rows"]
     for name, bad in (
-        ("transition_weights", arrays["transition_weights"][:1000]),
+        ("transition_weights", arrays["transition_weights"][:-1]),
         ("label_weights", arrays["label_weights"][:, :5]),
         ("label_weights", arrays["label_weights"].astype(np.float64)),
+        ("transition_rows", rows[::-1].copy()),
+        ("transition_rows", np.where(rows == rows.max(), 2**10, rows).astype(np.int32)),
+        ("transition_rows", rows.astype(np.int64)),
+        ("buckets", np.array([1000, 2**8], dtype=np.int64)),
+        ("buckets", np.array([2**10], dtype=np.int64)),
     ):
-        with pytest.raises(ArcwiseError, match=f"m.arcwise: .*{name}"):
+        with pytest.raises(ArcwiseError, match=f"m.arcwise: .*({name}|table)"):
             pc.from_arrays({**arrays, name: bad}, classes, "m.arcwise")
     with pytest.raises(ArcwiseError, match="no array"):
         pc.from_arrays({"label_weights": arrays["label_weights"]}, classes, "m.arcwise")
+    with pytest.raises(ArcwiseError, match="power of two"):
+        pc.from_arrays({**dense, "transition_weights": averaged.transition[:1000]}, classes, "m")

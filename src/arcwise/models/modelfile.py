@@ -14,7 +14,8 @@ training twice with the same seed gives byte-identical files.  Members are
 stored, not deflated: trained weight tables are mostly nonzero floats that
 deflate barely shrinks, while storing makes saving a checkpoint fast and
 loading one copy (or a memory map: `load(..., mapped=True)`).  The file size
-is thus the tables' size, which the model bounds (see `arcwise.models.perceptron`).
+is thus the arrays' size: the perceptron stores only the nonzero rows of its
+tables, which the model bounds (see `arcwise.models.perceptron`).
 
 Loading reads the metadata first, refuses newer format versions, and checks
 every member's name, dtype, shape and length against the manifest before

@@ -1,19 +1,26 @@
-"""An averaged perceptron over labeled transitions, factored to keep memory small.
+"""An averaged perceptron over labeled transitions: a transition decision, then a label.
 
 A greedy parser chooses among *classes*: every transition of its system, the
 arc transitions once per dependency label (shift, no-arc, left-arc(nsubj),
-right-arc(obj), ...).  Scoring them with one dense table over hashed features
-needs n_buckets × n_classes weights (2^20 × 100 float32 = 400 MB, times three
-while training).  This model factors the score of class (t, l):
+right-arc(obj), ...).  The model makes that choice in two linear decisions
+over hashed features (MaltParser's "split" decision; Nivre's "transition,
+then label"):
 
-    score(t, l) = Σ_f W_T[bucket(f), t] + Σ_g W_L[bucket(g), (t, l)]
+    t* = argmax_t Σ_f W_T[bucket(f), t]                  over the legal transitions
+    l* = argmax_l Σ_g W_L[bucket(g), (t*, l)]            if t* is an arc transition
 
 where f runs over the configuration's features and g over its label features
-(a subset of them, or the same ones).  It is still one linear model over
-labeled transitions -- its features are f conjoined with t and g conjoined
-with (t, l) -- so the standard perceptron update on the labeled argmax trains
-it (Collins 2002).  W_T has one column per transition (≤ 8) and can afford
-many rows; W_L has one column per (arc transition, label) pair and fewer rows.
+(the templates marked ``@label``).  Each decision is a perceptron of its own
+(Collins 2002): W_T learns when the transition is wrong; W_L learns, whenever
+the gold class is an arc, the gold label against the label it would give
+that arc.  So the labeler is trained and consulted only where an arc is
+made -- about one configuration in seven for Covington -- which is why it can
+afford every template as a label feature, and why it is not disturbed by
+"arc or not" errors, which belong to W_T.  (Session 1 scored the joint
+argmax of W_T[., t] + W_L[., (t, l)] with 21 label templates: LA 84.3 on
+EWT; more label rows did not help, the joint updates did not learn labels.)
+W_T has one column per transition (≤ 8) and W_L one per (arc transition,
+label) pair.
 
 Classes are numbered so that the kernels need no lookup tables: first the
 unlabeled transitions, one class each, then each arc transition's block of
@@ -35,7 +42,8 @@ bytes per weight.  `default_buckets` caps each table at 2^24 weights, so a
 model is at most 128 MiB in memory and on disk and its training tables at
 most 512 MiB, whatever the number of labels (up to 2^14 (arc, label) pairs).
 Covington with 50 labels: W_T 2^22 × 4 + W_L 2^17 × 100 = 29.9M weights,
-120 MB to parse with, 479 MB to train.
+120 MB to parse with, 479 MB to train.  W_L is written only by label errors
+on arcs, so most of its rows stay zero.
 """
 
 from __future__ import annotations
@@ -195,43 +203,60 @@ def _unlabeled_count(weights):
 
 
 @njit(cache=True)
-def score(weights, features, label_features, legal, out):
-    """out[c] = score of class c, or -inf where legal[c] is False.
+def _transition_column(c, n_unlabeled, n_labels):
+    """Column of W_T of class c."""
+    return c if c < n_unlabeled else n_unlabeled + (c - n_unlabeled) // n_labels
 
+
+@njit(cache=True)
+def score(weights, features, label_features, legal, out):
+    """out[c] = the transition score of class c, or -inf where legal[c] is False.
+
+    Every label of an arc transition gets the transition's score Σ_f W_T[f, t]:
+    the label is the labeler's choice (`label_scores`, `best_class`).
     features, label_features: hashed feature values (int64 or uint64 arrays);
     legal: bool mask over classes; out: float array over classes -- float64
     while training (int32 weights then sum exactly), float32 suffices for
     averaged weights.
     """
-    n_classes = legal.shape[0]
-    n_unlabeled, n_arcs = _unlabeled_count(weights)
+    n_unlabeled, _ = _unlabeled_count(weights)
     n_labels = weights.n_labels
-    transition_rows = weights.transition.shape[0]
-    label_rows = weights.label.shape[0]
+    rows = weights.transition.shape[0]
     by_transition = np.zeros(weights.transition.shape[1])
     for f in range(features.shape[0]):
-        row = weights.transition[bucket(features[f], transition_rows)]
+        row = weights.transition[bucket(features[f], rows)]
         for t in range(row.shape[0]):
             by_transition[t] += row[t]
-    out[:] = 0.0
-    for k in range(n_arcs):
-        first = n_unlabeled + k * n_labels
-        if not legal[first : first + n_labels].any():
-            continue
-        block = out[first : first + n_labels]
-        for g in range(label_features.shape[0]):
-            row = weights.label[
-                bucket(label_features[g], label_rows), k * n_labels : (k + 1) * n_labels
-            ]
-            for label in range(n_labels):
-                block[label] += row[label]
-    for c in range(n_classes):
-        if not legal[c]:
-            out[c] = -np.inf
-        elif c < n_unlabeled:
-            out[c] = by_transition[c]
+    for c in range(legal.shape[0]):
+        if legal[c]:
+            out[c] = by_transition[_transition_column(c, n_unlabeled, n_labels)]
         else:
-            out[c] += by_transition[n_unlabeled + (c - n_unlabeled) // n_labels]
+            out[c] = -np.inf
+
+
+@njit(cache=True)
+def label_scores(weights, label_features, arc, out):
+    """out[l] = Σ_g W_L[bucket(g), (arc, l)]: the labeler's scores for arc transition
+    number `arc` (its block among the arc transitions, 0-based)."""
+    rows = weights.label.shape[0]
+    first = arc * weights.n_labels
+    out[:] = 0.0
+    for g in range(label_features.shape[0]):
+        row = weights.label[bucket(label_features[g], rows)]
+        for label in range(out.shape[0]):
+            out[label] += row[first + label]
+
+
+@njit(cache=True)
+def _best_label(weights, label_features, arc, legal, first_class):
+    """The labeler's best legal label of arc transition `arc` (ties: lowest id; -1 if none)."""
+    block = np.empty(weights.n_labels)
+    label_scores(weights, label_features, arc, block)
+    best = -1
+    for label in range(block.shape[0]):
+        if legal[first_class + label] and (best == -1 or block[label] > block[best]):
+            best = label
+    return best
 
 
 @njit(cache=True)
@@ -246,29 +271,39 @@ def argmax(scores, mask):
 
 @njit(cache=True)
 def best_class(weights, features, label_features, legal, scores):
-    """`score` into scores, then `argmax` over the legal classes (-1 if none is legal)."""
+    """The model's class: the best legal transition (`score`, then `argmax`; ties go to
+    the lowest id), labeled, for an arc, by the labeler's best legal label.  -1 if
+    nothing is legal.  scores gets the transition scores of every class."""
     score(weights, features, label_features, legal, scores)
-    return argmax(scores, legal)
+    c = argmax(scores, legal)
+    n_unlabeled, _ = _unlabeled_count(weights)
+    if c < n_unlabeled:
+        return c
+    n_labels = weights.n_labels
+    arc = (c - n_unlabeled) // n_labels
+    first = n_unlabeled + arc * n_labels
+    return first + _best_label(weights, label_features, arc, legal, first)
 
 
 @njit(cache=True)
 def update(weights, totals, features, label_features, gold, predicted, step):
-    """The perceptron update W += φ(gold) - φ(predicted) (nothing if they are equal).
+    """The perceptron updates of the two decisions, toward class gold from class predicted.
 
-    step: the number of examples seen before this one (0 for the first); it
-    weights the totals U used by `average`.
+    Transition: if the transitions of gold and predicted differ, W_T += φ(gold
+    transition) - φ(predicted transition).  Label: if gold is an arc, the
+    labeler learns it -- W_L += φ(gold label) - φ(its own label) for gold's arc
+    transition, when they differ.  Its own label is predicted's when predicted
+    has gold's transition (as `best_class` returns it), else its best label
+    under the current weights.  step: the number of examples seen before this
+    one (0 for the first); it weights the totals U used by `average`.
     """
     if gold == predicted:
         return
     n_unlabeled, _ = _unlabeled_count(weights)
     n_labels = weights.n_labels
-    gold_t = gold if gold < n_unlabeled else n_unlabeled + (gold - n_unlabeled) // n_labels
-    pred_t = (
-        predicted
-        if predicted < n_unlabeled
-        else n_unlabeled + (predicted - n_unlabeled) // n_labels
-    )
-    if gold_t != pred_t:  # same transition, other label: the W_T parts cancel
+    gold_t = _transition_column(gold, n_unlabeled, n_labels)
+    pred_t = _transition_column(predicted, n_unlabeled, n_labels)
+    if gold_t != pred_t:
         rows = weights.transition.shape[0]
         for f in range(features.shape[0]):
             b = bucket(features[f], rows)
@@ -276,15 +311,25 @@ def update(weights, totals, features, label_features, gold, predicted, step):
             weights.transition[b, pred_t] -= 1
             totals.transition[b, gold_t] += step
             totals.transition[b, pred_t] -= step
+    if gold < n_unlabeled:
+        return
+    arc = (gold - n_unlabeled) // n_labels
+    first = n_unlabeled + arc * n_labels
+    if gold_t == pred_t:
+        own = predicted - n_unlabeled
+    else:
+        every = np.ones(first + n_labels, dtype=np.bool_)
+        own = arc * n_labels + _best_label(weights, label_features, arc, every, first)
+    right = gold - n_unlabeled
+    if own == right:
+        return
     rows = weights.label.shape[0]
     for g in range(label_features.shape[0]):
         b = bucket(label_features[g], rows)
-        if gold >= n_unlabeled:
-            weights.label[b, gold - n_unlabeled] += 1
-            totals.label[b, gold - n_unlabeled] += step
-        if predicted >= n_unlabeled:
-            weights.label[b, predicted - n_unlabeled] -= 1
-            totals.label[b, predicted - n_unlabeled] -= step
+        weights.label[b, right] += 1
+        weights.label[b, own] -= 1
+        totals.label[b, right] += step
+        totals.label[b, own] -= step
 
 
 @njit(cache=True)
@@ -395,38 +440,78 @@ class AveragedPerceptron:
 
 # --- model-file arrays ------------------------------------------------------
 
-ARRAY_NAMES = ("transition_weights", "label_weights")
+# A model file stores each table sparsely: its nonzero rows (`NAME_weights`)
+# and their ascending indices (`NAME_rows`), plus the row counts of both tables
+# (`buckets`).  Most rows stay zero (about 80 % of W_T on English-EWT), so the
+# file is a fraction of the tables' memory.  Files of session 1 hold the dense
+# tables (`NAME_weights` only, every row) and are still read.
+TABLES = ("transition", "label")
+ARRAY_NAMES = ("buckets", "label_rows", "label_weights", "transition_rows", "transition_weights")
 
 
 def array_specs(classes: ClassSet) -> dict[str, tuple[str, tuple[int | None, ...]]]:
-    """{array name: (dtype, shape)} of a saved model; None = any number of rows."""
-    return {
-        "transition_weights": ("<f4", (None, classes.n_columns)),
-        "label_weights": ("<f4", (None, classes.n_slots)),
-    }
+    """{array name: (dtype, shape)} of a saved model; None = any size."""
+    columns = {"transition": classes.n_columns, "label": classes.n_slots}
+    specs: dict[str, tuple[str, tuple[int | None, ...]]] = {"buckets": ("<i8", (2,))}
+    for table in TABLES:
+        specs[f"{table}_rows"] = ("<i4", (None,))
+        specs[f"{table}_weights"] = ("<f4", (None, columns[table]))
+    return specs
 
 
 def to_arrays(weights: Weights) -> dict[str, np.ndarray]:
-    """The arrays a model file stores (float32 averaged weights)."""
-    return {
-        "transition_weights": np.ascontiguousarray(weights.transition, dtype=np.float32),
-        "label_weights": np.ascontiguousarray(weights.label, dtype=np.float32),
+    """The arrays a model file stores: the nonzero rows of the float32 averaged tables."""
+    arrays = {
+        "buckets": np.array([weights.transition.shape[0], weights.label.shape[0]], dtype="<i8")
     }
+    for table, dense in zip(TABLES, weights[:2]):
+        dense = np.asarray(dense, dtype=np.float32)
+        rows = np.flatnonzero(dense.any(axis=1)).astype(np.int32)
+        arrays[f"{table}_rows"] = rows
+        arrays[f"{table}_weights"] = np.ascontiguousarray(dense[rows])
+    return arrays
 
 
 def from_arrays(arrays: Mapping[str, np.ndarray], classes: ClassSet, source: str) -> Weights:
-    """Weights from a model file's arrays, checked against the class set."""
-    for name, (dtype, shape) in array_specs(classes).items():
+    """Weights from a model file's arrays (sparse, or dense as session 1 wrote them), checked
+    against the class set."""
+    specs = array_specs(classes)
+    tables = []
+    for k, table in enumerate(TABLES):
+        name = f"{table}_weights"
+        columns = specs[name][1][1]
         array = arrays.get(name)
         if array is None:
             raise ArcwiseError(f"{source}: model file has no array {name!r}")
-        if array.dtype != np.dtype(dtype) or array.ndim != 2 or array.shape[1] != shape[1]:
+        if array.dtype != np.dtype("<f4") or array.ndim != 2 or array.shape[1] != columns:
             raise ArcwiseError(
                 f"{source}: array {name!r} is {array.dtype}{list(array.shape)}, "
-                f"expected {np.dtype(dtype)}[rows, {shape[1]}]"
+                f"expected float32[rows, {columns}]"
             )
-        if not is_power_of_two(array.shape[0]):
+        if f"{table}_rows" not in arrays:  # dense
+            if not is_power_of_two(array.shape[0]):
+                raise ArcwiseError(
+                    f"{source}: array {name!r} has {array.shape[0]} rows, not a power of two"
+                )
+            tables.append(array)
+            continue
+        rows = arrays[f"{table}_rows"]
+        buckets = arrays.get("buckets")
+        if buckets is None or buckets.dtype != np.dtype("<i8") or buckets.shape != (2,):
+            raise ArcwiseError(f"{source}: model file lacks the int64[2] array 'buckets'")
+        n_rows = int(buckets[k])
+        if not is_power_of_two(n_rows) or n_rows > 2**31:
+            raise ArcwiseError(f"{source}: {table} table of {n_rows} rows, not a power of two")
+        if rows.dtype != np.dtype("<i4") or rows.shape != (array.shape[0],):
             raise ArcwiseError(
-                f"{source}: array {name!r} has {array.shape[0]} rows, not a power of two"
+                f"{source}: array '{table}_rows' is {rows.dtype}{list(rows.shape)}, expected "
+                f"int32[{array.shape[0]}] (one per row of {name!r})"
             )
-    return Weights(arrays["transition_weights"], arrays["label_weights"], classes.n_labels)
+        if rows.size and (rows[0] < 0 or rows[-1] >= n_rows or (np.diff(rows) <= 0).any()):
+            raise ArcwiseError(
+                f"{source}: array '{table}_rows' is not ascending row numbers below {n_rows}"
+            )
+        dense = np.zeros((n_rows, columns), dtype=np.float32)
+        dense[rows] = array
+        tables.append(dense)
+    return Weights(tables[0], tables[1], classes.n_labels)

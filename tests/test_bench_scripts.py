@@ -1,0 +1,65 @@
+"""Smoke tests of bench/speed.py and bench/accuracy.py: each main on ~20 sentences, 1 epoch."""
+
+import itertools
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from arcwise.io import conllu, read_treebank
+
+ROOT = Path(__file__).resolve().parents[1]
+EWT = ROOT / "data" / "en_ewt"
+
+# The benches time compiled code; uncompiled, a single epoch would dominate the no-JIT suite.
+pytestmark = pytest.mark.skipif(
+    os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="benchmarks of compiled code"
+)
+
+
+@pytest.fixture
+def bench(monkeypatch):
+    """The bench scripts as modules (bench/ on sys.path, so spawned workers import them too)."""
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import accuracy
+    import speed
+
+    yield speed, accuracy
+    for name in ("speed", "accuracy"):
+        sys.modules.pop(name, None)
+
+
+def test_speed_main_measures_every_figure(bench, capsys):
+    speed, _ = bench
+    [result] = speed.main(["--systems", "arc-eager", "--sentences", "20", "--no-cold", "--json"])
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["results"] == [result]
+    assert result["train_sentences"] == 20 and result["test_sentences"] == 20
+    for key in ("seconds_per_epoch", "batch_sentences_per_second", "e2e_sentences_per_second",
+                "warm_start_seconds", "warm_first_sentence_seconds", "train_peak_rss_mb",
+                "parse_peak_rss_mb"):
+        assert result[key] > 0, key
+    assert result["warm_first_sentence_seconds"] <= result["warm_start_seconds"]
+    assert "| arc-eager | dynamic |" in speed.markdown_table([result])
+
+
+def test_accuracy_main_writes_results_and_resumes(bench, tmp_path):
+    _, accuracy = bench
+    folder = tmp_path / "ud" / "English-Tiny"
+    folder.mkdir(parents=True)
+    for split in ("train", "dev", "test"):
+        sentences = itertools.islice(read_treebank(EWT / f"{split}.conllu.gz"), 20)
+        conllu.write(folder / f"{split}.conllu.gz", sentences)
+    argv = [str(tmp_path / "ud" / "*" / "train.conllu.gz"), "--epochs", "1", "--workers", "1",
+            "--configs", "covington:static", "--results", str(tmp_path / "results"),
+            "--output", str(tmp_path / "RESULTS.md")]
+    [result] = accuracy.main(argv)
+    assert result["cell"]["treebank"] == "English-Tiny"
+    assert 0 <= result["test"]["las"] <= result["test"]["uas"] <= 100
+    report = (tmp_path / "RESULTS.md").read_text()
+    assert "| English-Tiny |" in report and "Table 3" in report
+    assert len(list((tmp_path / "results").glob("*.json"))) == 1
+    # a second run finds the cached cell and trains nothing
+    assert accuracy.main(argv) == [result]
