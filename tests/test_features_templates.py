@@ -69,19 +69,19 @@ def test_covington_table_is_the_papers_table_2():
         assert table.n_features == 87 + len(COVINGTON_ADDITIONS)
 
 
-def test_bundled_tables_compile_with_label_subsets():
+def test_bundled_tables_compile_and_feed_the_labeler():
     counts = {}
     for name, system in ids.BY_NAME.items():
         table = default_table(system)
         assert table.text == default_text(name)
-        if name.startswith("covington"):  # the labeler reads every template
-            assert table.n_label_features == table.n_features
-        else:
-            assert 15 <= table.n_label_features <= 30
+        assert table.n_label_features == table.n_features  # the labeler reads every template
         assert table.program.template_seed.dtype == np.uint64
         assert len(set(table.program.template_seed.tolist())) == table.n_features
         counts[name] = (table.n_features, table.n_label_features)
     assert counts["covington"] == (97, 97)
+    assert counts["arc-eager"] == (105, 105)
+    assert counts["arc-hybrid"] == (111, 111)
+    assert counts["two-planar"] == (103, 103)
     # the stack systems' tables start with Zhang & Nivre (2011)'s 72 templates
     for name in ("arc-eager", "arc-hybrid", "two-planar"):
         assert counts[name][0] > 72
