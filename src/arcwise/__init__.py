@@ -9,7 +9,14 @@ __version__ = "0.1.0"
 
 
 def load(path):
-    """Load a trained parser: ``arcwise.load("model.arcwise").parse(sentences)``."""
+    """Load a trained parser, transition-based or graph-based:
+    ``arcwise.load("model.arcwise").parse(sentences)`` or ``.parse_file(input, output)``."""
+    from arcwise.models.modelfile import read_meta
+
+    if read_meta(path)["system"] == "mst":
+        from arcwise.graph.mst_parser import GraphParser
+
+        return GraphParser.load(path)
     from arcwise.parse import Parser
 
     return Parser.load(path)

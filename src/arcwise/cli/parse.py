@@ -32,9 +32,9 @@ def register(app: typer.Typer) -> None:
         (sentences, sentences/s) goes to stderr when IN is a file and stderr is
         a terminal; reading stdin, or with stderr redirected, nothing is shown.
         """
-        from arcwise.parse import Parser
+        import arcwise
 
-        parser = Parser.load(model)
+        parser = arcwise.load(model)
         with _progress(source != "-" and sys.stderr.isatty(), source) as progress:
             try:
                 parser.parse_file(source, output, single_root=single_root, progress=progress)

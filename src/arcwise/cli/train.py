@@ -53,7 +53,10 @@ def tree_summary(log: dict) -> str:
 def register(app: typer.Typer) -> None:
     @app.command("train")
     def train_command(
-        system: str = typer.Option(..., "--system", "-s", help="Transition system, e.g. covington-nm."),
+        system: str = typer.Option(
+            ..., "--system", "-s",
+            help="Transition system (e.g. covington-nm, arc-eager+lba) or mst (graph-based).",
+        ),
         train_path: Path = typer.Option(..., "--train", help="Training treebank (CoNLL-U/X, .gz allowed)."),
         output: Path = typer.Option(..., "--output", "-o", help="Model file to write (atomically)."),
         dev_path: Path = typer.Option(None, "--dev", help="Dev treebank: keep the epoch with the best LAS."),
@@ -69,6 +72,11 @@ def register(app: typer.Typer) -> None:
             "and deprojectivize at parse time; meant for the projective systems "
             "(arc-eager, arc-hybrid).",
         ),
+        order: int = typer.Option(1, "--order", min=1, max=2, help="mst: first or second order."),
+        decoder: str = typer.Option(
+            "non-projective", "--decoder", help="mst: projective or non-projective."
+        ),
+        update: str = typer.Option("mira", "--update", help="mst: mira or perceptron."),
     ) -> None:
         """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.
 
@@ -84,6 +92,9 @@ def register(app: typer.Typer) -> None:
 
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None
+        if system == "mst":
+            _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed)
+            return
         with Progress(
             TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
             TimeElapsedColumn(), console=None, transient=False,
@@ -119,3 +130,41 @@ def register(app: typer.Typer) -> None:
             json.dump(log, out, indent=2)
         print(f"wrote {output} (best epoch {log['best_epoch']}) and {log_path}", file=sys.stderr)
         print(tree_summary(log), file=sys.stderr)
+
+
+def _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed):
+    """`arcwise train --system mst`: the graph-based parser of the 2011 paper."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from arcwise.graph.mst_parser import train_graph_parser
+    from arcwise.io.atomic import atomic_write
+
+    name = f"mst order {order} {decoder}"
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+    ) as bar:
+        task = bar.add_task(f"{name}: training the labeler", total=epochs)
+
+        def progress(entry: dict) -> None:
+            dev_scores = (
+                f", dev UAS {entry['dev_uas']:.2f} LAS {entry['dev_las']:.2f}"
+                if "dev_uas" in entry else ""
+            )
+            bar.update(task, advance=1, description=f"{name} epoch {entry['epoch']}: "
+                       f"{entry['seconds']:.0f} s{dev_scores}")
+
+        try:
+            parser, log = train_graph_parser(
+                train_sentences, dev, order=order, decoder=decoder, epochs=epochs,
+                update_rule=update, seed=seed, progress=progress,
+            )
+        except ValueError as error:
+            raise ArcwiseError(str(error)) from None
+    parser.command_line = ["arcwise", *sys.argv[1:]]
+    parser.save(output)
+    log_path = output.with_name(output.name + ".log.json")
+    with atomic_write(log_path) as out:
+        json.dump({"system": "mst", "hyperparameters": parser.hyperparameters, "epochs": log},
+                  out, indent=2)
+    print(f"wrote {output} and {log_path}", file=sys.stderr)

@@ -1,0 +1,375 @@
+"""The graph-based parser of the 2011 paper (§3.2): MSTParser, first or second order.
+
+Two stages.  (1) An unlabeled parser scores every arc h -> m (order 1) and,
+at order 2, every pair of adjacent siblings (h, s, m) (sentences over
+`SIBLING_MAX_WORDS` words fall back to order 1), with a linear model
+over hashed features (`arc_features`, Table 3a-c); a decoder finds the best
+tree: Eisner (projective) or Chu-Liu-Edmonds (non-projective) at order 1, the
+second-order Eisner algorithm or its approximate non-projective extension at
+order 2 (McDonald & Pereira 2006).  It is trained online for 10 epochs, by
+1-best MIRA (McDonald, Crammer & Pereira 2005) or the perceptron, with
+averaged weights.  (2) A log-linear labeler picks each arc's label
+(`arcwise.models.arc_labeler`, Table 3d).
+
+Second-order parts of a tree (`tree_buckets`): for every head h and side,
+its children m1, m2, ... in order of distance from h give (h, h, m1),
+(h, m1, m2), ... -- the first child with no sibling, then adjacent pairs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from arcwise.corpus import ROOT, Sentence
+from arcwise.errors import ArcwiseError
+from arcwise.graph import arc_features as af
+from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
+from arcwise.graph.eisner import eisner
+from arcwise.graph.second_order import (
+    SIBLING_MAX_WORDS,
+    second_order_eisner,
+    second_order_nonprojective,
+)
+from arcwise.io import annotate
+from arcwise.models import arc_labeler, modelfile
+from arcwise.vocab import Vocabularies
+
+ORDERS = (1, 2)
+DECODERS = ("projective", "non-projective")
+UPDATES = ("mira", "perceptron")
+DEFAULT_BUCKETS = 2**23
+DEFAULT_EPOCHS = 10
+SYSTEM = "mst"
+
+
+class GraphSentence:
+    """What the graph parser reads of a sentence: token atoms, in-between PoS counts, gold tree."""
+
+    __slots__ = ("atoms", "counts", "head", "label")
+
+    def __init__(self, sentence: Sentence, vocabularies: Vocabularies, labels: dict[str, int]):
+        encoded = vocabularies.encode(sentence)
+        self.atoms = af.token_atoms(
+            encoded.form, encoded.upos, encoded.xpos, sentence.form, sentence.feats
+        )
+        self.counts = af.between_counts(self.atoms, len(vocabularies.upos))
+        self.head = np.asarray(sentence.head, dtype=np.int32)
+        self.label = np.array([labels.get(r, 0) for r in sentence.deprel], dtype=np.int32)
+
+
+@njit(cache=True)
+def decode(scores, sib, order, projective, single_root):
+    """The best tree under first-order scores (order 1) or first + sibling scores (order 2)."""
+    if order == 1:
+        if projective:
+            return eisner(scores, single_root)
+        return chu_liu_edmonds(scores, single_root)
+    return second_order_decode(scores, sib, projective, single_root)
+
+
+@njit(cache=True)
+def second_order_decode(scores, sib, projective, single_root):
+    if projective:
+        return second_order_eisner(scores, sib, single_root)
+    return second_order_nonprojective(scores, sib, single_root)
+
+
+@njit(cache=True)
+def tree_buckets(atoms, counts, heads, order, n_buckets, out):
+    """The feature buckets of every part of a tree (arcs; at order 2 also sibling pairs)."""
+    n1 = atoms.shape[0]
+    total = 0
+    buffer = np.empty(n1 * out.shape[0] + (n1 * af.SIBLING_FEATURES if order == 2 else 0),
+                      dtype=np.int64)
+    for m in range(1, n1):
+        k = af.arc_features(atoms, counts, heads[m], m, n_buckets, out)
+        buffer[total:total + k] = out[:k]
+        total += k
+    if order == 2 and n1 - 1 <= SIBLING_MAX_WORDS:
+        for h in range(n1):
+            for side in (1, -1):
+                s = h
+                m = h + side
+                while 0 < m < n1:
+                    if heads[m] == h:
+                        k = af.sibling_features(atoms, h, s, m, n_buckets, out)
+                        buffer[total:total + k] = out[:k]
+                        total += k
+                        s = m
+                    m += side
+    return buffer[:total]
+
+
+@njit(cache=True)
+def _difference(gold_buckets, predicted_buckets):
+    """The sparse vector f(gold) - f(predicted): (buckets, coefficients)."""
+    both = np.concatenate((gold_buckets, predicted_buckets))
+    signs = np.concatenate(
+        (np.ones(len(gold_buckets)), -np.ones(len(predicted_buckets)))
+    )
+    order = np.argsort(both, kind="mergesort")
+    buckets = np.empty(len(both), dtype=np.int64)
+    values = np.empty(len(both))
+    k = -1
+    for q in order:
+        if k >= 0 and buckets[k] == both[q]:
+            values[k] += signs[q]
+        else:
+            k += 1
+            buckets[k] = both[q]
+            values[k] = signs[q]
+    keep = values[: k + 1] != 0
+    return buckets[: k + 1][keep], values[: k + 1][keep]
+
+
+@njit(cache=True)
+def update(weights, totals, step, atoms, counts, gold, predicted, order, mira, out):
+    """One online update toward the gold tree; returns the Hamming loss of the prediction.
+
+    MIRA (1-best): τ = max(0, (loss - w·Δf) / ||Δf||²); perceptron: τ = 1.  Averaging
+    is lazy: totals += step·τ·Δf, so the average after `step` examples is w - totals/step.
+    """
+    loss = 0
+    for m in range(1, len(gold)):
+        if gold[m] != predicted[m]:
+            loss += 1
+    if loss == 0:
+        return 0
+    n_buckets = weights.shape[0]
+    buckets, values = _difference(
+        tree_buckets(atoms, counts, gold, order, n_buckets, out),
+        tree_buckets(atoms, counts, predicted, order, n_buckets, out),
+    )
+    if len(buckets) == 0:
+        return loss
+    if mira:
+        margin = 0.0
+        norm = 0.0
+        for q in range(len(buckets)):
+            margin += weights[buckets[q]] * values[q]
+            norm += values[q] * values[q]
+        tau = max(0.0, (loss - margin) / norm)
+    else:
+        tau = 1.0
+    for q in range(len(buckets)):
+        weights[buckets[q]] += tau * values[q]
+        totals[buckets[q]] += step * tau * values[q]
+    return loss
+
+
+@njit(cache=True)
+def parse_sentence(atoms, counts, weights, order, projective, single_root, out):
+    scores = af.arc_scores(atoms, counts, weights, out)
+    n1 = atoms.shape[0]
+    for k in range(n1):  # cells no decoder reads, kept finite
+        scores[k, 0] = 0.0
+        scores[k, k] = 0.0
+    if order == 2 and n1 - 1 <= SIBLING_MAX_WORDS:
+        return decode(scores, af.sibling_scores(atoms, weights, out), 2, projective, single_root)
+    return decode(scores, np.zeros((1, 1, 1)), 1, projective, single_root)
+
+
+@njit(cache=True)
+def label_tree(atoms, counts, heads, label_weights, out):
+    """Label ids of a tree's arcs by the labeler (entry 0: -1)."""
+    n1 = atoms.shape[0]
+    labels = np.full(n1, -1, dtype=np.int32)
+    for m in range(1, n1):
+        k = af.label_features(atoms, counts, heads[m], m, label_weights.shape[0], out)
+        labels[m] = arc_labeler.best_label(label_weights, out, k)
+    return labels
+
+
+class GraphParser:
+    """A trained graph-based parser (order 1 or 2, projective or non-projective decoding).
+
+    >>> parser = GraphParser.load("en.mst")
+    >>> head, deprel = parser.parse(sentence)
+    """
+
+    def __init__(self, order: int, decoder: str, vocabularies: Vocabularies,
+                 labels: Sequence[str], weights: np.ndarray, label_weights: np.ndarray,
+                 hyperparameters: dict[str, Any] | None = None,
+                 scores: dict[str, Any] | None = None,
+                 training_data_sha256: str | None = None, command_line: Sequence[str] = ()):
+        if order not in ORDERS:
+            raise ValueError(f"order must be 1 or 2, not {order!r}")
+        if decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {', '.join(DECODERS)}, not {decoder!r}")
+        self.system = SYSTEM
+        self.order = order
+        self.decoder = decoder
+        self.vocabularies = vocabularies
+        self.labels = tuple(labels)
+        self.weights = weights
+        self.label_weights = label_weights
+        self.hyperparameters = dict(hyperparameters or {})
+        self.scores = dict(scores or {})
+        self.training_data_sha256 = training_data_sha256
+        self.command_line = list(command_line)
+        self._index = {label: k for k, label in enumerate(self.labels)}
+
+    def __repr__(self) -> str:
+        return f"GraphParser(order={self.order}, decoder={self.decoder!r})"
+
+    def prepare(self, sentence: Sentence) -> GraphSentence:
+        return GraphSentence(sentence, self.vocabularies, self._index)
+
+    def parse(self, sentences, single_root: bool = False):
+        """The (head, deprel) of a sentence, or the list of them for a sequence of sentences."""
+        if isinstance(sentences, Sentence):
+            return self.parse([sentences], single_root)[0]
+        out = np.zeros(max(af.max_arc_features(len(self.vocabularies.upos)),
+                           af.max_label_features(len(self.vocabularies.upos))), dtype=np.int64)
+        projective = self.decoder == "projective"
+        trees = []
+        for sentence in sentences:
+            g = self.prepare(sentence)
+            heads = parse_sentence(g.atoms, g.counts, self.weights, self.order, projective,
+                                   single_root, out)
+            label_ids = label_tree(g.atoms, g.counts, heads, self.label_weights, out)
+            trees.append((heads, (ROOT, *(self.labels[k] for k in label_ids[1:].tolist()))))
+        return trees
+
+    def parse_file(self, input, output, *, format: str | None = None, single_root: bool = False,
+                   progress: Callable[[int], Any] | None = None,
+                   batch_sentences: int = 4096) -> int:
+        """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`."""
+        return annotate(input, output, lambda batch: self.parse(batch, single_root=single_root),
+                        format=format, batch_sentences=batch_sentences, progress=progress)
+
+    def meta(self) -> dict[str, Any]:
+        return {
+            "system": SYSTEM,
+            "options": {"order": self.order, "decoder": self.decoder},
+            "labels": list(self.labels),
+            "vocabularies": self.vocabularies.to_dict(),
+            "training_data_sha256": self.training_data_sha256,
+            "scores": self.scores,
+            "hyperparameters": self.hyperparameters,
+            "command_line": self.command_line,
+        }
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the model file (averaged weights, labeler weights, metadata), atomically."""
+        modelfile.save(path, {"arc_weights": self.weights, "label_weights": self.label_weights},
+                       self.meta())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, mapped: bool = False) -> GraphParser:
+        source = os.fspath(path)
+        arrays, meta = modelfile.load(
+            path, {"arc_weights": ("<f4", (None,)), "label_weights": ("<f4", (None, None))},
+            mapped=mapped,
+        )
+        try:
+            if meta["system"] != SYSTEM:
+                raise ArcwiseError(f"{source}: not a graph-based model ({meta['system']})")
+            labels = meta["labels"]
+            if arrays["label_weights"].shape[1] != len(labels):
+                raise ArcwiseError(f"{source}: label weights do not match the label set")
+            return cls(meta["options"]["order"], meta["options"]["decoder"],
+                       Vocabularies.from_dict(meta["vocabularies"]), labels,
+                       arrays["arc_weights"], arrays["label_weights"],
+                       hyperparameters=meta["hyperparameters"], scores=meta["scores"],
+                       training_data_sha256=meta["training_data_sha256"],
+                       command_line=meta["command_line"])
+        except ArcwiseError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise ArcwiseError(f"{source}: bad model metadata ({error})") from None
+
+
+def train_graph_parser(
+    train_sentences: Sequence[Sentence],
+    dev_sentences: Sequence[Sentence] | None = None,
+    *,
+    order: int = 1,
+    decoder: str = "non-projective",
+    epochs: int = DEFAULT_EPOCHS,
+    update_rule: str = "mira",
+    seed: int = 0,
+    buckets: int = DEFAULT_BUCKETS,
+    label_buckets: int = arc_labeler.DEFAULT_BUCKETS,
+    labeler_iterations: int = arc_labeler.ITERATIONS,
+    progress: Callable[[dict[str, Any]], Any] | None = None,
+) -> tuple[GraphParser, list[dict[str, Any]]]:
+    """Train the two stages on `train_sentences`; returns (parser, log of one entry per epoch).
+
+    The unlabeled model of the last epoch is kept (MSTParser has no dev selection);
+    dev UAS/LAS are logged when dev sentences are given.
+    """
+    import time
+
+    from arcwise.eval.metrics import evaluate
+    from arcwise.io.conllu import with_tree
+    from arcwise.train import data_sha256
+
+    if update_rule not in UPDATES:
+        raise ValueError(f"update must be one of {', '.join(UPDATES)}, not {update_rule!r}")
+    train_sentences = list(train_sentences)
+    vocabularies = Vocabularies.build(train_sentences)
+    labels = sorted({r for s in train_sentences for r in s.deprel[1:]})
+    parser = GraphParser(order, decoder, vocabularies, labels,
+                         np.zeros(buckets, dtype=np.float32),
+                         np.zeros((label_buckets, len(labels)), dtype=np.float32))
+    data = [parser.prepare(s) for s in train_sentences]
+    n_upos = len(vocabularies.upos)
+    out = np.zeros(max(af.max_arc_features(n_upos), af.max_label_features(n_upos)), np.int64)
+
+    # Stage 2 first: the labeler depends only on the gold trees.
+    started = time.perf_counter()
+    indptr, indices, gold_labels = [0], [], []
+    for g in data:
+        for m in range(1, len(g.head)):
+            k = af.label_features(g.atoms, g.counts, g.head[m], m, label_buckets, out)
+            indices.append(out[:k].copy())
+            indptr.append(indptr[-1] + k)
+            gold_labels.append(g.label[m])
+    parser.label_weights = arc_labeler.train_labeler(
+        np.array(indptr, dtype=np.int64), np.concatenate(indices),
+        np.array(gold_labels, dtype=np.int64), len(labels), label_buckets,
+        iterations=labeler_iterations,
+    )
+    labeler_seconds = time.perf_counter() - started
+
+    weights = np.zeros(buckets, dtype=np.float32)  # float32: a line of LINE buckets is one cache line
+    totals = np.zeros(buckets)
+    rng = np.random.default_rng(seed)
+    projective = decoder == "projective"
+    step = 0
+    log = []
+    for epoch in range(epochs):
+        started = time.perf_counter()
+        wrong = 0
+        for index in rng.permutation(len(data)):
+            g = data[index]
+            step += 1
+            predicted = parse_sentence(g.atoms, g.counts, weights, order, projective, False, out)
+            wrong += update(weights, totals, step, g.atoms, g.counts, g.head, predicted, order,
+                            update_rule == "mira", out)
+        parser.weights = (weights - totals / step).astype(np.float32)
+        entry = {"epoch": epoch + 1, "seconds": time.perf_counter() - started,
+                 "train_wrong_heads": int(wrong), "labeler_seconds": labeler_seconds}
+        if dev_sentences:
+            trees = parser.parse(dev_sentences)
+            scores = evaluate(dev_sentences, [with_tree(s, *t) for s, t in zip(dev_sentences, trees)])
+            entry.update(dev_uas=scores.uas, dev_las=scores.las)
+        log.append(entry)
+        if progress is not None:
+            progress(entry)
+    parser.hyperparameters = {"order": order, "decoder": decoder, "epochs": epochs,
+                              "update": update_rule, "seed": seed, "buckets": buckets,
+                              "label_buckets": label_buckets,
+                              "labeler_iterations": labeler_iterations,
+                              "labeler_variance": arc_labeler.VARIANCE,
+                              "labeler_min_count": arc_labeler.MIN_COUNT}
+    parser.training_data_sha256 = data_sha256(train_sentences)
+    if log and "dev_las" in log[-1]:
+        parser.scores = {"dev_uas": log[-1]["dev_uas"], "dev_las": log[-1]["dev_las"]}
+    return parser, log
