@@ -165,7 +165,8 @@ def test_cli_train_and_parse_mst(sentences, tmp_path):
     from arcwise.io import conllu
 
     train = tmp_path / "train.conllu"
-    conllu.write(train, sentences[:20])
+    few = sentences[:20]
+    conllu.write(train, few)
     model, out = tmp_path / "mst.arcwise", tmp_path / "out.conllu"
     runner = CliRunner()
     result = runner.invoke(app, ["train", "--system", "mst", "--order", "2", "--decoder",
@@ -176,6 +177,6 @@ def test_cli_train_and_parse_mst(sentences, tmp_path):
                                  "--single-root"])
     assert result.exit_code == 0, result.output
     parsed = list(read_treebank(out))
-    assert len(parsed) == 20
+    assert len(parsed) == len(few)
     for s in parsed:
         assert is_well_formed(list(s.head)) and (s.head[1:] == 0).sum() == 1

@@ -311,6 +311,22 @@ def test_kernels_match_the_brute_force_perceptron(problem):
         np.testing.assert_allclose(mine, exact, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("width", [1, 4, 7, 9, 51])
+def test_sum_rows_adds_each_column_in_feature_order(width):
+    """sum_rows gives bit for bit the float64 sums of the plain loop over features."""
+    rng = np.random.default_rng(width)
+    table = (rng.standard_normal((64, 2 * width + 3)) * 1e3).astype(np.float32)
+    features = rng.integers(0, 2**63, size=97).astype(np.uint64)
+    for first in (0, width + 3):
+        expected = np.zeros(width)
+        for f in features:
+            for k in range(width):
+                expected[k] += np.float64(table[bucket(f, 64), first + k])
+        out = np.empty(width)
+        pc.sum_rows(table, features, first, out)
+        assert out.tobytes() == expected.tobytes()
+
+
 def test_argmax_respects_the_mask_and_breaks_ties_by_lowest_id():
     scores = np.array([1.0, 5.0, 5.0, 9.0, 5.0])
     assert pc.argmax(scores, np.array([True, True, True, False, True])) == 1

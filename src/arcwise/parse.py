@@ -98,7 +98,7 @@ def final_tree(state, root_label, heads_out, labels_out):
             w = heads_out[w]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # a call per configuration costs ~1 µs: its many arrays
 def best_legal_class(
     system_id, state, program, weights, class_transition, form, upos, xpos, feats,
     mask, legal, features, label_features, scores,

@@ -209,6 +209,46 @@ def _transition_column(c, n_unlabeled, n_labels):
 
 
 @njit(cache=True)
+def sum_rows(table, features, first, out):
+    """out[k] = Σ_f table[bucket(f), first + k] for every k < len(out), each sum in float64
+    and in the order of the features (so the result does not depend on how it is computed).
+
+    A few columns (W_T's transitions) are summed four at a time in registers;
+    a wide slice (an arc's labels in W_L) row by row into a local array, which
+    the compiler vectorizes and which reads each row's slice front to back.
+    """
+    rows = table.shape[0]
+    width = out.shape[0]
+    if width > 8:
+        sums = np.zeros(width)
+        for f in range(features.shape[0]):
+            row = table[bucket(features[f], rows), first : first + width]
+            for k in range(width):
+                sums[k] += row[k]
+        out[:] = sums
+        return
+    k = 0
+    while k + 4 <= width:
+        c = first + k
+        s0 = s1 = s2 = s3 = np.float64(0.0)  # not 0.0: numpy adds float32 to a float in float32
+        for f in range(features.shape[0]):
+            row = table[bucket(features[f], rows)]
+            s0 += row[c]
+            s1 += row[c + 1]
+            s2 += row[c + 2]
+            s3 += row[c + 3]
+        out[k], out[k + 1], out[k + 2], out[k + 3] = s0, s1, s2, s3
+        k += 4
+    while k < width:
+        c = first + k
+        s0 = np.float64(0.0)
+        for f in range(features.shape[0]):
+            s0 += table[bucket(features[f], rows), c]
+        out[k] = s0
+        k += 1
+
+
+@njit(cache=True)
 def score(weights, features, label_features, legal, out):
     """out[c] = the transition score of class c, or -inf where legal[c] is False.
 
@@ -221,12 +261,8 @@ def score(weights, features, label_features, legal, out):
     """
     n_unlabeled, _ = _unlabeled_count(weights)
     n_labels = weights.n_labels
-    rows = weights.transition.shape[0]
-    by_transition = np.zeros(weights.transition.shape[1])
-    for f in range(features.shape[0]):
-        row = weights.transition[bucket(features[f], rows)]
-        for t in range(row.shape[0]):
-            by_transition[t] += row[t]
+    by_transition = np.empty(weights.transition.shape[1])
+    sum_rows(weights.transition, features, 0, by_transition)
     for c in range(legal.shape[0]):
         if legal[c]:
             out[c] = by_transition[_transition_column(c, n_unlabeled, n_labels)]
@@ -238,13 +274,7 @@ def score(weights, features, label_features, legal, out):
 def label_scores(weights, label_features, arc, out):
     """out[l] = Σ_g W_L[bucket(g), (arc, l)]: the labeler's scores for arc transition
     number `arc` (its block among the arc transitions, 0-based)."""
-    rows = weights.label.shape[0]
-    first = arc * weights.n_labels
-    out[:] = 0.0
-    for g in range(label_features.shape[0]):
-        row = weights.label[bucket(label_features[g], rows)]
-        for label in range(out.shape[0]):
-            out[label] += row[first + label]
+    sum_rows(weights.label, label_features, arc * weights.n_labels, out)
 
 
 @njit(cache=True)
