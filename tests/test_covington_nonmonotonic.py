@@ -8,6 +8,7 @@ from hypothesis import strategies as hs
 from arcwise import systems
 from tests.reference import exhaustive
 from tests.reference.random_trees import (
+    examples,
     is_forest,
     random_walk,
     reachable_configurations,
@@ -83,7 +84,7 @@ def test_a_problematic_cycle():
 
 
 @pytest.mark.parametrize("name", VARIANTS)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=hs.data())
 def test_bounds_sandwich_the_exhaustive_loss(name, data):
     ts = VARIANTS[name]

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from arcwise import systems
 from arcwise.oracles.exact_loss import exact_loss, witness_loss
 from tests.reference import exhaustive
-from tests.reference.random_trees import reachable_configurations, trees
+from tests.reference.random_trees import examples, reachable_configurations, trees
 
 from arcwise.analysis.loss_bounds import COLUMNS, explore_with_oracle, measure_loss_bounds
 from arcwise.cli.main import app
@@ -89,7 +89,7 @@ def test_command_rejects_other_systems(tmp_path):
 ROOTED = systems.get("covington-nm+root")
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(hs.data())
 def test_with_root_the_pruned_search_and_witness_agree_with_exhaustive_search(data):
     gold = data.draw(trees(max_words=6))

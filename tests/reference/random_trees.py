@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from hypothesis import strategies as hs
+
+PURE_PYTHON = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+
+
+def examples(n: int) -> int:
+    """Hypothesis examples for a test: n compiled, a third of them in the pure-Python run."""
+    return max(10, n // 3) if PURE_PYTHON else n
 
 
 def is_projective(heads) -> bool:
