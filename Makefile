@@ -16,12 +16,18 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m arcwise.demo
 
-# The suite runs twice: compiled, and with NUMBA_DISABLE_JIT=1, the pure-Python
-# path researchers debug and measure coverage on.
+# The suite runs twice, side by side on two cores: compiled, and with
+# NUMBA_DISABLE_JIT=1, the pure-Python path researchers debug and measure
+# coverage on (its report is printed after the compiled run's).
 test: $(STAMP)
-	$(PY) -m pytest
-	NUMBA_DISABLE_JIT=1 $(PY) -m pytest
+	@rm -f .test-pure-python.log
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -p no:cacheprovider > .test-pure-python.log 2>&1 & \
+	pure=$$!; \
+	$(PY) -m pytest; compiled=$$?; \
+	wait $$pure; pure_status=$$?; \
+	echo "== the same suite with NUMBA_DISABLE_JIT=1 =="; cat .test-pure-python.log; \
+	test $$compiled -eq 0 && test $$pure_status -eq 0
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis .test-pure-python.log
 	find src -name "*.nb[ic]" -delete

@@ -129,19 +129,25 @@ def _emit(out, count, h, dd, n_buckets):
 
 
 @njit(cache=True)
+def _conjunction(template, s, a0, a1, a2, a3):
+    """The hash of the back-off `s` (bit k set = atom k included) of a four-atom template."""
+    h = combine(0, template * 16 + s)
+    if s & 1:
+        h = combine(h, a0)
+    if s & 2:
+        h = combine(h, a1)
+    if s & 4:
+        h = combine(h, a2)
+    if s & 8:
+        h = combine(h, a3)
+    return h
+
+
+@njit(cache=True)
 def _conjunctions(out, count, template, a0, a1, a2, a3, subsets, dd, n_buckets):
-    """One feature per subset mask of the four atoms (bit k set = atom k included)."""
+    """One feature per subset mask of the four atoms, each also with direction + distance."""
     for s in subsets:
-        h = combine(0, template * 16 + s)
-        if s & 1:
-            h = combine(h, a0)
-        if s & 2:
-            h = combine(h, a1)
-        if s & 4:
-            h = combine(h, a2)
-        if s & 8:
-            h = combine(h, a3)
-        count = _emit(out, count, h, dd, n_buckets)
+        count = _emit(out, count, _conjunction(template, s, a0, a1, a2, a3), dd, n_buckets)
     return count
 
 
@@ -365,16 +371,9 @@ def _emit_directed(out, count, h, direction, n_buckets):
 
 @njit(cache=True)
 def _label_conjunctions(out, count, template, a0, a1, a2, a3, subsets, direction, n_buckets):
+    """One feature per subset mask of the four atoms, each also with the direction."""
     for s in subsets:
-        h = combine(0, template * 16 + s)
-        if s & 1:
-            h = combine(h, a0)
-        if s & 2:
-            h = combine(h, a1)
-        if s & 4:
-            h = combine(h, a2)
-        if s & 8:
-            h = combine(h, a3)
+        h = _conjunction(template, s, a0, a1, a2, a3)
         count = _emit_directed(out, count, h, direction, n_buckets)
     return count
 
