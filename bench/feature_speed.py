@@ -20,6 +20,7 @@ from numba import njit
 
 from arcwise import systems
 from arcwise.features.extract import extract
+from arcwise.features.words import batch_matrix
 from arcwise.features.templates import default_table
 from arcwise.io import read_treebank
 from arcwise.systems import ids
@@ -58,23 +59,19 @@ def extract_all(system_id, states, state_start, state_size, column_start, column
         state = states[state_start[c] : state_start[c] + state_size[c]]
         lo = column_start[c]
         hi = lo + state[0] + 1
-        extract(
-            system_id, state, program,
-            columns[0, lo:hi], columns[1, lo:hi], columns[2, lo:hi], columns[3, lo:hi],
-            out_t, out_l,
-        )
+        extract(system_id, state, program, columns[lo:hi], out_t, out_l)
         for k in range(out_t.shape[0]):
             check ^= out_t[k]
     return check
 
 
-def record(name: str, sentences, encoded):
+def record(name: str, sentences, encoded, vocabularies):
     """(flat states, starts, sizes, column starts, columns) of every oracle configuration."""
     ts = systems.get(name)
     k, oracle = ts.kernels, ts.oracle
     chunks, starts, sizes, column_starts = [], [], [], []
     offset = column_offset = 0
-    columns = np.concatenate([np.stack([e.form, e.upos, e.xpos, e.feats]) for e in encoded], axis=1)
+    columns = batch_matrix(encoded, vocabularies)
     for sentence, e in zip(sentences, encoded):
         n = len(e.form) - 1
         gold = np.asarray(sentence.head, dtype=np.int32)
@@ -115,7 +112,7 @@ def main() -> None:
     print(f"{'system':32} " + " ".join(f"{h:>9}" for h in header))
     for name in args.systems.split(","):
         table = default_table(name)
-        recorded = record(name, sentences, encoded)
+        recorded = record(name, sentences, encoded, vocabularies)
         out_t = np.zeros(table.n_features, dtype=np.uint64)
         out_l = np.zeros(table.n_label_features, dtype=np.uint64)
         system_id = ids.system_id(name)

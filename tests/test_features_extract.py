@@ -13,6 +13,7 @@ from arcwise import systems
 from arcwise.features.addresses import base_positions
 from arcwise.features.extract import extract, new_outputs
 from arcwise.features.templates import BASES_OF, MOVES, compile_table, default_table
+from arcwise.features.words import WORD_COLUMNS
 from arcwise.systems import ids
 from tests.reference import features_reference as ref
 from tests.reference.random_trees import trees
@@ -35,7 +36,7 @@ def every_move_and_atom(system: str) -> str:
     """A table using every base position, move and atom of a system, and chained moves."""
     lines = []
     for base in BASES_OF[ids.system_id(system)]:
-        lines += [f"{base}.wpxml", f"{base}.dv_lv_rs_ls_r @label"]
+        lines += [f"{base}.wpxml", f"{base}.dv_lv_rs_ls_r @label", f"{base}.lcsfshgdglga"]
         lines += [f"{base}.{move}.wl" for move in MOVES]
         lines += [f"{base}.l.r'.p", f"{base}.h.l2.ps_r", f"{base}.r.h2.x + {base}.w"]
     return "\n".join(lines)
@@ -53,19 +54,22 @@ def random_configuration(ts, n, rng, n_labels):
 
 
 def random_columns(n, rng):
-    names = ("form", "upos", "xpos", "feats")
-    columns = {name: rng.integers(0, 6, n + 1).astype(np.int32) for name in names}
+    """Random ids per column of the words matrix, and a random guide tree (or none)."""
+    columns = {name: rng.integers(0, 6, n + 1).astype(np.int32) for name in WORD_COLUMNS}
     for column in columns.values():
         column[0] = 1  # the root's id (vocab.ROOT_ID)
+    if rng.random() < 0.2:
+        columns["guide_head"][:] = -1  # no guide
+    else:
+        columns["guide_head"][1:] = rng.integers(-1, n + 1, n)
+        columns["guide_head"][0] = -1
     return columns
 
 
 def compiled(system, c, table, columns):
     out_t, out_l = new_outputs(table.program)
-    extract(
-        ids.system_id(system), c.state.copy(), table.program,
-        columns["form"], columns["upos"], columns["xpos"], columns["feats"], out_t, out_l,
-    )
+    words = np.ascontiguousarray(np.stack([columns[name] for name in WORD_COLUMNS], axis=1))
+    extract(ids.system_id(system), c.state.copy(), table.program, words, out_t, out_l)
     return out_t, out_l
 
 
@@ -78,7 +82,9 @@ def test_extract_matches_reference(system, gold, seed, n_labels):
     n = len(gold) - 1
     c = random_configuration(ts, n, rng, n_labels)
     columns = random_columns(n, rng)
-    for table in (default_table(system), compile_table(every_move_and_atom(system), system)):
+    tables = (default_table(system), default_table(system, guided=True),
+              compile_table(every_move_and_atom(system), system))
+    for table in tables:
         out_t, out_l = compiled(system, c, table, columns)
         expected = ref.features(c, table.templates, columns)
         assert [int(h) for h in out_t] == expected
@@ -120,15 +126,15 @@ from arcwise import systems
 from arcwise.features.extract import extract, new_outputs
 from arcwise.features.templates import default_table
 from arcwise.systems import ids
-table = default_table("{system}")
+table = default_table("{system}", guided=True)
 ts = systems.get("{system}")
 c = ts.initial(6)
 for action, label in {script}:
     c = ts.apply(c, action, label)
-cols = np.arange(7, dtype=np.int32)
+words = np.arange(7 * 9, dtype=np.int32).reshape(7, 9) % 7
 out_t, out_l = new_outputs(table.program)
 system_id = ids.system_id("{system}")
-extract(system_id, c.state.copy(), table.program, cols, cols, cols, cols, out_t, out_l)
+extract(system_id, c.state.copy(), table.program, words, out_t, out_l)
 print(",".join(str(int(h)) for h in out_t))
 """
 
@@ -154,4 +160,4 @@ def test_same_hashes_in_another_process(system, script):
     with redirect_stdout(buffer):
         exec(program, namespace)
     assert other.stdout == buffer.getvalue()
-    assert len(other.stdout.split(",")) == default_table(system).n_features
+    assert len(other.stdout.split(",")) == default_table(system, guided=True).n_features

@@ -56,6 +56,9 @@ def paper_templates() -> list[str]:
 COVINGTON_ADDITIONS = [
     "L0.x", "R0.x", "L0.x + R0.x", "L0.m", "R0.m", "L0.pm + R0.p", "L0.p + R0.pm",
     "L0.ps_l + R0.p", "L0.ps_r + R0.p", "L0.p + R0.ps_l",
+    # rare and unknown words: lowercased form, suffix, shape (arcwise.vocab.form_signature)
+    "L0.lc", "L0.sf", "L0.sh", "L0.sfp", "R0.lc", "R0.sf", "R0.sh", "R0.sfp", "R1.sf",
+    "L0.sf + R0.sf", "L0.p + R0.sf", "L0.sf + R0.p",
 ]  # fmt: skip
 
 
@@ -78,10 +81,10 @@ def test_bundled_tables_compile_and_feed_the_labeler():
         assert table.program.template_seed.dtype == np.uint64
         assert len(set(table.program.template_seed.tolist())) == table.n_features
         counts[name] = (table.n_features, table.n_label_features)
-    assert counts["covington"] == (97, 97)
-    assert counts["arc-eager"] == (105, 105)
-    assert counts["arc-hybrid"] == (111, 111)
-    assert counts["two-planar"] == (103, 103)
+    assert counts["covington"] == (109, 109)
+    assert counts["arc-eager"] == (117, 117)
+    assert counts["arc-hybrid"] == (123, 123)
+    assert counts["two-planar"] == (115, 115)
     # the stack systems' tables start with Zhang & Nivre (2011)'s 72 templates
     for name in ("arc-eager", "arc-hybrid", "two-planar"):
         assert counts[name][0] > 72

@@ -1,5 +1,6 @@
 """Vocabularies: deterministic ids, frozen lookups, JSON round trips, encoded sentences."""
 
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -9,7 +10,15 @@ import pytest
 
 from arcwise.corpus import ROOT
 from arcwise.io import conllu
-from arcwise.vocab import COLUMNS, ROOT_ID, UNKNOWN, Vocabularies, Vocabulary
+from arcwise.vocab import (
+    COLUMNS,
+    DERIVED,
+    ROOT_ID,
+    UNKNOWN,
+    Vocabularies,
+    Vocabulary,
+    form_signature,
+)
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -32,7 +41,7 @@ def test_json_round_trip_keeps_ids():
     sentences = list(conllu.read(DATA / "mwt_empty.conllu"))
     vocabularies = Vocabularies.build(sentences)
     data = json.loads(json.dumps(vocabularies.to_dict()))
-    assert set(data) == set(COLUMNS)
+    assert set(data) == set(COLUMNS + DERIVED)
     restored = Vocabularies.from_dict(data)
     for s in sentences:
         a, b = vocabularies.encode(s), restored.encode(s)
@@ -71,3 +80,32 @@ def test_frozen_encoding_of_unseen_sentence():
     assert encoded.feats.tolist() == [ROOT_ID, UNKNOWN]
     assert encoded.upos[1] == vocabularies.upos.id("NOUN") != UNKNOWN
     assert encoded.deprel[1] == vocabularies.deprel.id("root")
+
+
+def test_form_signature_lowercases_cuts_the_suffix_and_collapses_the_shape():
+    assert form_signature("McDonald's") == ("mcdonald's", "d's", "XxXx'x")
+    assert form_signature("1,234.5") == ("1,234.5", "4.5", "d,d.d")
+    assert form_signature("Über") == ("über", "ber", "Xx")
+    assert form_signature("A") == ("a", "a", "X")
+
+
+def test_derived_columns_give_an_unknown_word_the_ids_of_its_signature():
+    sentences = list(conllu.read(DATA / "mwt_empty.conllu"))
+    vocabularies = Vocabularies.build(sentences)
+    s = sentences[0]
+    k = next(k for k in range(1, s.n + 1) if len(s.form[k]) >= 3)
+    novel = s.form[:k] + ("Zz" + s.form[k],) + s.form[k + 1 :]
+    encoded = vocabularies.encode(dataclasses.replace(s, form=novel))
+    assert encoded.form[k] == UNKNOWN
+    lower, suffix, shape = form_signature("Zz" + s.form[k])
+    assert encoded.suffix[k] == vocabularies.suffix.id(suffix) != UNKNOWN
+    assert encoded.lower[0] == encoded.suffix[0] == encoded.shape[0] == ROOT_ID
+
+
+def test_model_files_without_derived_vocabularies_still_load():
+    sentences = list(conllu.read(DATA / "mwt_empty.conllu"))
+    data = Vocabularies.build(sentences).to_dict()
+    for column in DERIVED:
+        del data[column]
+    restored = Vocabularies.from_dict(data)
+    assert len(restored.suffix) == 2 and restored.suffix.frozen

@@ -34,7 +34,7 @@ from numba import njit
 from arcwise import systems as registry
 from arcwise.corpus import ROOT, Sentence
 from arcwise.errors import ArcwiseError
-from arcwise.features import FeatureTable, extract
+from arcwise.features import FeatureTable, batch_matrix, extract
 from arcwise.io import annotate, conllu, read_treebank
 from arcwise.io.conllu import with_tree
 from arcwise.models import modelfile
@@ -100,7 +100,7 @@ def final_tree(state, root_label, heads_out, labels_out):
 
 @njit(cache=True, inline="always")  # a call per configuration costs ~1 µs: its many arrays
 def best_legal_class(
-    system_id, state, program, weights, class_transition, form, upos, xpos, feats,
+    system_id, state, program, weights, class_transition, words,
     mask, legal, features, label_features, scores,
 ):
     """The model's best legal labeled transition in `state` (-1 if none); fills the
@@ -108,21 +108,21 @@ def best_legal_class(
     mask[:] = False
     systems.legal(system_id, state, mask)
     pc.legal_classes(class_transition, mask, legal)
-    extract(system_id, state, program, form, upos, xpos, feats, features, label_features)
+    extract(system_id, state, program, words, features, label_features)
     return pc.best_class(weights, features, label_features, legal, scores)
 
 
 @njit(cache=True)
 def parse_sentence(
     system_id, options, program, weights, class_transition, class_label, root_label,
-    form, upos, xpos, feats, heads_out, labels_out, made_out,
+    words, heads_out, labels_out, made_out,
 ):
-    """Parse one sentence (id arrays of n + 1 entries) greedily into heads_out, labels_out.
+    """Parse one sentence (its words matrix, n + 1 rows) greedily into heads_out, labels_out.
 
     made_out[d] tells whether word d's arc was made by a transition (False:
     `final_tree` attached it to 0).
     """
-    n = form.shape[0] - 1
+    n = words.shape[0] - 1
     n_classes = class_transition.shape[0]
     state = systems.initial(system_id, n, options)
     mask = np.zeros(systems.n_actions(system_id), dtype=np.bool_)
@@ -134,7 +134,7 @@ def parse_sentence(
     steps = 0
     while not systems.is_terminal(system_id, state) and steps < limit:
         c = best_legal_class(
-            system_id, state, program, weights, class_transition, form, upos, xpos, feats,
+            system_id, state, program, weights, class_transition, words,
             mask, legal, features, label_features, scores,
         )
         if c < 0:
@@ -151,52 +151,59 @@ def parse_sentence(
 @njit(cache=True)
 def parse_batch(
     system_id, options, program, weights, class_transition, class_label, root_label,
-    offsets, form, upos, xpos, feats,
+    offsets, words,
 ):
-    """Parse every sentence of a batch; returns (heads, labels, made) laid out like `form`.
+    """Parse every sentence of a batch; returns (heads, labels, made), a row of `words` each.
 
-    offsets: int64 [sentences + 1]; sentence k is entries offsets[k] ..
-    offsets[k+1] - 1 of form, upos, xpos, feats (int32 ids, root first).
+    offsets: int64 [sentences + 1]; sentence k is rows offsets[k] ..
+    offsets[k+1] - 1 of words (the words matrices, root first).
     heads[offsets[k] + d] is word d's head (-1 for the root entry);
     labels holds label ids (indices of the model's labels, -1 at the root);
     made tells which arcs a transition made (the others: `final_tree`).
     """
-    heads = np.empty(form.shape[0], dtype=np.int32)
-    labels = np.empty(form.shape[0], dtype=np.int32)
-    made = np.empty(form.shape[0], dtype=np.bool_)
+    heads = np.empty(words.shape[0], dtype=np.int32)
+    labels = np.empty(words.shape[0], dtype=np.int32)
+    made = np.empty(words.shape[0], dtype=np.bool_)
     for k in range(offsets.shape[0] - 1):
         a, b = offsets[k], offsets[k + 1]
         parse_sentence(
             system_id, options, program, weights, class_transition, class_label, root_label,
-            form[a:b], upos[a:b], xpos[a:b], feats[a:b], heads[a:b], labels[a:b], made[a:b],
+            words[a:b], heads[a:b], labels[a:b], made[a:b],
         )
     return heads, labels, made
 
 
 class Batch:
-    """Sentences encoded as the flat id arrays the compiled loops read."""
+    """Sentences encoded as the words matrix the compiled loops read (sentence k:
+    rows offsets[k] .. offsets[k+1] - 1), with their gold deprel ids and heads.
 
-    def __init__(self, sentences: Sequence[Sentence], vocabularies: Vocabularies):
+    guide: the guide parser's output on the same sentences (a guided parser's
+    input; only head and deprel are read).
+    """
+
+    def __init__(
+        self,
+        sentences: Sequence[Sentence],
+        vocabularies: Vocabularies,
+        guide: Sequence[Sentence] | None = None,
+    ):
         encoded = [vocabularies.encode(s) for s in sentences]
         sizes = np.array([len(e.form) for e in encoded], dtype=np.int64)
         self.offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum(sizes, out=self.offsets[1:])
+        self.words = batch_matrix(encoded, vocabularies, guide)
+        self.guided = guide is not None
 
         def flat(column: str) -> np.ndarray:
             if not encoded:
                 return np.zeros(0, dtype=np.int32)
             return np.ascontiguousarray(np.concatenate([getattr(e, column) for e in encoded]))
 
-        self.form, self.upos, self.xpos, self.feats = map(flat, ("form", "upos", "xpos", "feats"))
         self.deprel = flat("deprel")
         self.head = flat("head")
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
-
-    def words(self) -> tuple[np.ndarray, ...]:
-        """(offsets, form, upos, xpos, feats): the arguments of `parse_batch`."""
-        return self.offsets, self.form, self.upos, self.xpos, self.feats
 
 
 def projectivized(
@@ -322,6 +329,11 @@ class Parser:
 
     def parse_encoded(self, batch: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`parse_batch` on an encoded batch: the model's raw flat (heads, label ids, made)."""
+        if self.guided != batch.guided:
+            raise ArcwiseError(
+                "this model is guided (stacking): it parses with the guide's trees"
+                if self.guided else "guide trees given to a model trained without a guide"
+            )
         return parse_batch(
             self.kernels.system_id,
             self.kernels.options,
@@ -330,7 +342,8 @@ class Parser:
             self.classes.transition,
             self.classes.label,
             self.classes.labels.index(self.root_label),
-            *batch.words(),
+            batch.offsets,
+            batch.words,
         )
 
     def trees(
@@ -355,19 +368,33 @@ class Parser:
             trees.append((head, deprel))
         return trees
 
+    @property
+    def guided(self) -> bool:
+        """Whether the model reads a guide parser's trees (stacking, 2011 paper §5.3)."""
+        return self.table.guided
+
     def parse(
-        self, sentences: Sentence | Sequence[Sentence], *, single_root: bool = False
+        self,
+        sentences: Sentence | Sequence[Sentence],
+        *,
+        single_root: bool = False,
+        guide: Sentence | Sequence[Sentence] | None = None,
     ) -> tuple[np.ndarray, tuple[str, ...]] | list[tuple[np.ndarray, tuple[str, ...]]]:
         """The (head, deprel) of a sentence, or the list of them for a sequence of sentences.
 
         Every parse is a tree; single_root=True makes exactly one word its
         root (`single_rooted`), otherwise several words may hang from 0.
+        guide: a guided model's input, the guide parser's output on the same
+        sentence(s) (only head and deprel are read).
         """
         if isinstance(sentences, Sentence):
-            return self.parse([sentences], single_root=single_root)[0]
+            guides = None if guide is None else [guide]
+            return self.parse([sentences], single_root=single_root, guide=guides)[0]
         trees = []
         for start in range(0, len(sentences), BATCH_SENTENCES):
-            batch = Batch(sentences[start : start + BATCH_SENTENCES], self.vocabularies)
+            end = start + BATCH_SENTENCES
+            batch = Batch(sentences[start:end], self.vocabularies,
+                          None if guide is None else guide[start:end])
             trees.extend(self.trees(batch, single_root=single_root))
         return trees
 

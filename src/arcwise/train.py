@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -106,11 +106,10 @@ def zero_cost_classes(
 @njit(cache=True)
 def train_sentence(
     system_id, options, variant, bound, dynamic, explore, explore_p, program, weights, totals,
-    step, class_transition, class_label, first_class, takes_label, form, upos, xpos, feats,
-    gold_label, gold,
+    step, class_transition, class_label, first_class, takes_label, words, gold_label, gold,
 ):
     """Train on one sentence; returns (step, configurations, updates, words with a wrong head)."""
-    n = form.shape[0] - 1
+    n = words.shape[0] - 1
     n_classes = class_transition.shape[0]
     state = systems.initial(system_id, n, options)
     scratch = state.copy()
@@ -126,7 +125,7 @@ def train_sentence(
     limit = max_steps(n)
     while not systems.is_terminal(system_id, state) and configurations < limit:
         predicted = best_legal_class(
-            system_id, state, program, weights, class_transition, form, upos, xpos, feats,
+            system_id, state, program, weights, class_transition, words,
             mask, legal, features, label_features, scores,
         )
         if predicted < 0:
@@ -167,12 +166,12 @@ def train_sentence(
 def train_epoch(
     system_id, options, variant, bound, dynamic, explore, explore_p, seed, program, weights,
     totals, step, class_transition, class_label, first_class, takes_label, order, offsets,
-    form, upos, xpos, feats, gold_label, gold_flat, gold_offsets,
+    words, gold_label, gold_flat, gold_offsets,
 ):
     """One pass over the sentences in `order`; returns (step, configurations, updates, wrong).
 
-    Sentence k's words are entries offsets[k] .. offsets[k+1] - 1 of form,
-    upos, xpos, feats and gold_label (label ids, -1 at the root); its
+    Sentence k's words are rows offsets[k] .. offsets[k+1] - 1 of the words
+    matrix and entries of gold_label (label ids, -1 at the root); its
     prepared gold arrays are gold_flat[j][gold_offsets[k, j] : gold_offsets[k+1, j]].
     step: perceptron examples seen so far (over all epochs).
     """
@@ -196,7 +195,7 @@ def train_epoch(
         step, c, u, w = train_sentence(
             system_id, options, variant, bound, dynamic, explore, explore_p, program, weights,
             totals, step, class_transition, class_label, first_class, takes_label,
-            form[a:b], upos[a:b], xpos[a:b], feats[a:b], gold_label[a:b], gold,
+            words[a:b], gold_label[a:b], gold,
         )
         configurations += c
         updates += u
@@ -255,6 +254,8 @@ def train(
     transition_buckets: int | None = None,
     label_buckets: int | None = None,
     pseudo_projective: str | None = None,
+    guide: Sequence[Sentence] | None = None,
+    dev_guide: Sequence[Sentence] | None = None,
     **oracle_options: Any,
 ) -> tuple[Parser, dict[str, Any]]:
     """Train a parser for `system` (a registry name like "covington-nm" or "arc-eager+lba").
@@ -269,7 +270,12 @@ def train(
     train on trees projectivized with that encoding (Nivre & Nilsson 2005;
     `parse.projectivized`), which makes sense for the projective systems
     (arc-eager, arc-hybrid); the parser deprojectivizes its output, and dev
-    scores compare that output with the original dev trees.
+    scores compare that output with the original dev trees.  guide,
+    dev_guide: a guide parser's output on the train and dev sentences (in
+    order; only head and deprel are read) to train a guided parser
+    (stacking, 2011 paper §5.3) with the system's guide features (Table 5)
+    added to the default table; the training trees should come from a guide
+    that did not see them (jackknifing: `arcwise.stacking`).
     Returns (the parser of the best epoch, the log).
     """
     if oracle not in ORACLES:
@@ -296,10 +302,14 @@ def train(
     labels = list(vocabularies.deprel)
     root_label = _root_label(sentences)
     classes = pc.ClassSet.for_system(kernels, labels)
-    table = table or default_table(system)
+    table = table or default_table(system, guided=guide is not None)
+    if table.guided != (guide is not None):
+        raise ValueError("guide trees go with a guided feature table, and only with one")
+    if guide is not None and dev and dev_guide is None:
+        raise ValueError("a guided parser needs the guide's trees of the dev sentences too")
     model = pc.AveragedPerceptron(classes, transition_buckets, label_buckets)
 
-    batch = Batch(sentences, vocabularies)
+    batch = Batch(sentences, vocabularies, guide)
     gold_label = np.maximum(batch.deprel - 2, -1).astype(np.int32)  # vocabulary id -> label id
     prepared: list[tuple[np.ndarray, ...] | None] = []
     usable, malformed, unbuildable = [], 0, 0
@@ -327,6 +337,7 @@ def train(
         "transition_buckets": model.transition_buckets,
         "label_buckets": model.label_buckets,
         "pseudo_projective": pseudo_projective,
+        "guided": guide is not None,
     }
     log: dict[str, Any] = {
         "system": system,
@@ -343,7 +354,7 @@ def train(
     parser = Parser(system, vocabularies, table, classes, model.weights, root_label,
                     hyperparameters, {}, data_sha256(sentences),
                     pseudo_projective=pseudo_projective)
-    dev_batch = Batch(dev, vocabularies) if dev else None
+    dev_batch = Batch(dev, vocabularies, dev_guide if guide is not None else None) if dev else None
     best: tuple[float, pc.Weights, dict] | None = None
     step = 0
     trained_words = int(sum(sentences[k].n for k in usable))
@@ -355,8 +366,8 @@ def train(
             kernels.system_id, kernels.options, oracle_kernels.variant, bound_index, dynamic,
             explore, explore_p, (seed * 1_000_003 + epoch) % 2**32, table.program,
             model.weights, model.totals, step, classes.transition, classes.label,
-            classes.first_class, classes.takes_label, order, batch.offsets, batch.form,
-            batch.upos, batch.xpos, batch.feats, gold_label, gold_flat, gold_offsets,
+            classes.first_class, classes.takes_label, order, batch.offsets, batch.words,
+            gold_label, gold_flat, gold_offsets,
         )
         seconds = time.perf_counter() - started
         parser.weights = model.averaged(max(step, 1))

@@ -5,6 +5,10 @@ Ids are deterministic: 0 is the unknown value, 1 the root (the string
 id in order of first appearance.  A growing vocabulary adds the strings it
 encodes; a frozen one maps strings it has not seen to 0.  Vocabularies are
 saved as plain JSON-able dicts (for model files: no pickle).
+
+Besides the input columns, three columns are derived from the form for rare
+and unknown words (`form_signature`): the lowercased form, its suffix and its
+shape.  Their vocabularies are built with the others.
 """
 
 from __future__ import annotations
@@ -23,7 +27,32 @@ ROOT_ID = 1
 RESERVED = ("<unknown>", ROOT)  # the strings shown for ids 0 and 1
 
 COLUMNS = ("form", "lemma", "upos", "xpos", "feats", "deprel")
+DERIVED = ("lower", "suffix", "shape")  # from the form: `form_signature`
+SUFFIX_LENGTH = 3
 _columns_of = operator.attrgetter(*COLUMNS)
+
+_SHAPE_CLASS = {}  # one character -> X (upper case), x (lower case), d (digit) or itself
+
+
+def _shape_class(char: str) -> str:
+    shape = _SHAPE_CLASS.get(char)
+    if shape is None:
+        shape = "X" if char.isupper() else "x" if char.islower() else "d" if char.isdigit() else char
+        _SHAPE_CLASS[char] = shape
+    return shape
+
+
+def form_signature(form: str) -> tuple[str, str, str]:
+    """The derived columns of a form: lowercased, its last `SUFFIX_LENGTH` characters
+    lowercased, and its shape (X upper case, x lower case, d digit, other characters
+    kept; a run of one class written once): "McDonald's" -> ("mcdonald's", "d's", "XxXx'x")."""
+    lower = form.lower()
+    shape = []
+    for char in form:
+        c = _shape_class(char)
+        if not shape or shape[-1] != c:
+            shape.append(c)
+    return lower, lower[-SUFFIX_LENGTH:], "".join(shape)
 
 
 class _GrowingIds(dict):
@@ -105,10 +134,14 @@ class EncodedSentence(NamedTuple):
     feats: np.ndarray
     deprel: np.ndarray
     head: np.ndarray  # the Sentence's own head array (not copied)
+    lower: np.ndarray  # the derived columns (`form_signature`)
+    suffix: np.ndarray
+    shape: np.ndarray
 
 
 class Vocabularies:
-    """One `Vocabulary` per column of `COLUMNS` (form, lemma, upos, xpos, feats, deprel)."""
+    """One `Vocabulary` per column of `COLUMNS` (form, lemma, upos, xpos, feats, deprel)
+    and of `DERIVED` (lower, suffix, shape)."""
 
     form: Vocabulary
     lemma: Vocabulary
@@ -116,14 +149,18 @@ class Vocabularies:
     xpos: Vocabulary
     feats: Vocabulary
     deprel: Vocabulary
+    lower: Vocabulary
+    suffix: Vocabulary
+    shape: Vocabulary
 
     def __init__(self, **vocabularies: Vocabulary):
-        unknown = set(vocabularies) - set(COLUMNS)
+        unknown = set(vocabularies) - set(COLUMNS + DERIVED)
         if unknown:
             raise ValueError(f"no such column: {', '.join(sorted(unknown))}")
-        for column in COLUMNS:
+        for column in COLUMNS + DERIVED:
             setattr(self, column, vocabularies.get(column) or Vocabulary())
         self._vocabularies = tuple(getattr(self, column) for column in COLUMNS)
+        self._derived: dict[str, tuple[int, int, int]] = {ROOT: (ROOT_ID,) * len(DERIVED)}
 
     @classmethod
     def build(cls, sentences: Iterable[Sentence]) -> Vocabularies:
@@ -134,14 +171,25 @@ class Vocabularies:
         return vocabularies.freeze()
 
     def freeze(self) -> Vocabularies:
-        for column in COLUMNS:
+        for column in COLUMNS + DERIVED:
             getattr(self, column).freeze()
         return self
+
+    def _derived_ids(self, form: str) -> tuple[int, int, int]:
+        """The ids of a form's derived strings (cached: an id never changes once given)."""
+        ids = self._derived.get(form)
+        if ids is None:
+            lower, suffix, shape = form_signature(form)
+            ids = self._derived[form] = (
+                self.lower.id(lower), self.suffix.id(suffix), self.shape.id(shape)
+            )
+        return ids
 
     def encode(self, sentence: Sentence) -> EncodedSentence:
         """The id arrays of a sentence (growing vocabularies add its new strings).
 
-        The six arrays are the rows of one (6, n + 1) array, filled in one pass.
+        The six input columns are the rows of one (6, n + 1) array, filled in one
+        pass; the derived ones the columns of one (n + 1, 3) array.
         """
         columns = _columns_of(sentence)
         size = len(columns[0])
@@ -149,12 +197,19 @@ class Vocabularies:
             raise ValueError("the columns of the sentence differ in length")
         lookups = map(Vocabulary._lookup, self._vocabularies, columns)
         ids = np.fromiter(chain.from_iterable(lookups), np.int32, len(COLUMNS) * size)
-        return EncodedSentence(*ids.reshape(len(COLUMNS), size), sentence.head)
+        derived = map(self._derived_ids, columns[0])
+        signature = np.fromiter(chain.from_iterable(derived), np.int32, len(DERIVED) * size)
+        return EncodedSentence(
+            *ids.reshape(len(COLUMNS), size), sentence.head, *signature.reshape(size, 3).T
+        )
 
     def to_dict(self) -> dict:
         """A JSON-able dict: ``{column: Vocabulary.to_dict()}``."""
-        return {column: getattr(self, column).to_dict() for column in COLUMNS}
+        return {column: getattr(self, column).to_dict() for column in COLUMNS + DERIVED}
 
     @classmethod
     def from_dict(cls, data: dict) -> Vocabularies:
-        return cls(**{column: Vocabulary.from_dict(data[column]) for column in COLUMNS})
+        """Restore `to_dict`'s vocabularies (a model without the derived ones gets empty ones)."""
+        empty = {"strings": [], "frozen": True}
+        return cls(**{column: Vocabulary.from_dict(data[column]) for column in COLUMNS},
+                   **{column: Vocabulary.from_dict(data.get(column, empty)) for column in DERIVED})

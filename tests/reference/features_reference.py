@@ -72,8 +72,24 @@ def label_set_hash(labels) -> int:
     return int(h)
 
 
+def guide_arc_value(positions, guide_head) -> int:
+    """The guide arc between the focus words + 2: 3 left -> right, 4 right -> left, 5 none."""
+    if "L0" in positions:
+        left, right = positions["L0"], positions["R0"]
+    else:
+        left, right = positions["S0"], positions["B0"]
+    if left is None or right is None:
+        return 2
+    if guide_head[right] == left:
+        return 3
+    if guide_head[left] == right:
+        return 4
+    return 5
+
+
 def features(c: Configuration, templates: tuple[Template, ...], columns: dict) -> list[int]:
-    """The hash of every template in c; columns: {"form", "upos", "xpos", "feats"} id lists."""
+    """The hash of every template in c; columns: id lists named as the words matrix's
+    (`arcwise.features.words.WORD_COLUMNS`: form, upos, ..., guide_head, guide_label)."""
     heads = c.system.heads(c)
     labels = [int(x) for x in st.region(c.state, st.LABELS)]
     positions = base_positions(c)
@@ -104,9 +120,15 @@ def features(c: Configuration, templates: tuple[Template, ...], columns: dict) -
     def atom(w, name):
         if w is None:
             return MISSING
-        if name in ("w", "u", "x", "m"):
-            column = {"w": "form", "u": "upos", "x": "xpos", "m": "feats"}[name]
-            return columns[column][w] + 2
+        names = {"w": "form", "u": "upos", "x": "xpos", "m": "feats", "lc": "lower",
+                 "sf": "suffix", "sh": "shape", "gl": "guide_label"}
+        if name in names:
+            return columns[names[name]][w] + 2
+        if name == "gd":
+            g = columns["guide_head"][w]
+            return 2 if g < 0 else 3 if g == 0 else 4 if g < w else 5
+        if name == "ga":
+            return guide_arc_value(positions, columns["guide_head"])
         if name == "l":
             return labels[w] + 2
         if name == "d":

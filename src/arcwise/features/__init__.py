@@ -2,7 +2,8 @@
 
 >>> table = default_table("covington-nm")        # or compile_table(text, "covington-nm")
 >>> out_t, out_l = new_outputs(table.program)
->>> extract(system_id, state, table.program, form, upos, xpos, feats, out_t, out_l)
+>>> words = word_matrix(vocabularies.encode(sentence), vocabularies)
+>>> extract(system_id, state, table.program, words, out_t, out_l)
 """
 
 from arcwise.features.extract import extract, new_outputs
@@ -13,8 +14,12 @@ from arcwise.features.templates import (
     default_table,
     default_text,
 )
+from arcwise.features.words import WORD_COLUMNS, batch_matrix, word_matrix
 
 __all__ = [
+    "WORD_COLUMNS",
+    "batch_matrix",
+    "word_matrix",
     "FeatureProgram",
     "FeatureTable",
     "compile_table",

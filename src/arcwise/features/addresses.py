@@ -93,6 +93,14 @@ def distance_bucket(distance):
 
 
 @njit(cache=True)
+def focus_words(system_id, positions):
+    """The system's two focus words (-1 if missing): Covington L0, R0; stack systems S0, B0."""
+    if system_id == ids.COVINGTON or system_id == ids.COVINGTON_NM:
+        return positions[L0], positions[R0]
+    return positions[S0], positions[B0]
+
+
+@njit(cache=True)
 def focus_distance(system_id, state, positions):
     """The signed, bucketed distance from the left to the right focus word.
 
@@ -100,11 +108,8 @@ def focus_distance(system_id, state, positions):
     as after arc-hybrid's SWAP; arc-hybrid's root at the buffer end counts as
     position n + 1).  `NO_DISTANCE` when a focus word is missing.
     """
-    if system_id == ids.COVINGTON or system_id == ids.COVINGTON_NM:
-        left, right = positions[L0], positions[R0]
-    else:
-        left, right = positions[S0], positions[B0]
-        if system_id == ids.ARC_HYBRID and right == 0:
+    left, right = focus_words(system_id, positions)
+    if system_id == ids.ARC_HYBRID and right == 0:
             right = state[st.N] + 1
     if left == -1 or right == -1:
         return NO_DISTANCE

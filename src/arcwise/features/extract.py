@@ -10,9 +10,10 @@ folds each template's values into one 64-bit hash seeded by the template
 
 Atom values are non-negative integers: MISSING (0) for every atom of a word
 that does not exist (the feature still fires, with that value), else the id
-+ 2 (form, tags, FEATS, the label with -1 = no arc, valencies), the signed
-distance bucket + 8, or a hash of the label set (labels taken modulo 256, so
-the set is exact for up to 255 labels).
++ 2 (form, tags, FEATS, derived form strings, guide label, the label with -1
+= no arc, valencies), the signed distance bucket + 8, a hash of the label
+set (labels taken modulo 256, so the set is exact for up to 255 labels), or
+a small code (guide head direction, guide arc between the focus words).
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from arcwise.features.addresses import N_BASES, base_positions, focus_distance, heads_offset
+from arcwise.features import words as column
+from arcwise.features.addresses import (
+    N_BASES,
+    base_positions,
+    focus_distance,
+    focus_words,
+    heads_offset,
+)
 from arcwise.features.templates import (
     DISTANCE,
     FEATS,
@@ -28,16 +36,22 @@ from arcwise.features.templates import (
     CLOSEST_RIGHT,
     FORM,
     GRANDPARENT,
+    GUIDE_ARC,
+    GUIDE_DIRECTION,
+    GUIDE_LABEL,
     HEAD,
     LABEL,
     LEFT_LABELS,
     LEFT_VALENCY,
     LEFTMOST,
     LEFTMOST2,
+    LOWER,
     RIGHT_LABELS,
     RIGHT_VALENCY,
     RIGHTMOST,
     RIGHTMOST2,
+    SHAPE,
+    SUFFIX,
     UPOS,
     XPOS,
 )
@@ -119,12 +133,34 @@ def dependents(state, word, summary, label_sets):
 
 
 @njit(cache=True)
-def extract(system_id, state, program, form, upos, xpos, feats, out_transition, out_label):
+def guide_direction(words, w):
+    """Where word w's guide head is: 1 root, 2 left, 3 right (0: no guide head)."""
+    g = words[w, column.GUIDE_HEAD]
+    if g < 0:
+        return 0
+    return 1 if g == 0 else (2 if g < w else 3)
+
+
+@njit(cache=True)
+def guide_arc(words, left, right):
+    """The guide arc between the focus words: 1 left -> right, 2 right -> left, 3 none
+    (0: a focus word is missing)."""
+    if left == -1 or right == -1:
+        return 0
+    if words[right, column.GUIDE_HEAD] == left:
+        return 1
+    if words[left, column.GUIDE_HEAD] == right:
+        return 2
+    return 3
+
+
+@njit(cache=True)
+def extract(system_id, state, program, words, out_transition, out_label):
     """Hash the features of a configuration.
 
     system_id: an `arcwise.systems.ids` id; state: the configuration array;
-    program: a `FeatureProgram`; form, upos, xpos, feats: the sentence's int32
-    id arrays (n + 1 entries, `Vocabularies.encode`); out_transition: uint64
+    program: a `FeatureProgram`; words: the sentence's words matrix (int32
+    [n + 1, columns], `arcwise.features.words`); out_transition: uint64
     [n templates], out_label: uint64 [n label templates] (written).
     """
     n_addresses = program.address_base.shape[0]
@@ -134,8 +170,9 @@ def extract(system_id, state, program, form, upos, xpos, feats, out_transition, 
     positions = np.empty(N_BASES, dtype=np.int64)
     base_positions(system_id, state, positions)
     distance = focus_distance(system_id, state, positions)
+    left, right = focus_words(system_id, positions)
 
-    words = np.empty(n_addresses, dtype=np.int64)
+    at = np.empty(n_addresses, dtype=np.int64)  # the word at each address, -1 if none
     summary = np.empty((n_addresses, SUMMARY), dtype=np.int64)
     label_sets = np.empty((n_addresses, 2), dtype=np.uint64)
     for a in range(n_addresses):
@@ -144,7 +181,7 @@ def extract(system_id, state, program, form, upos, xpos, feats, out_transition, 
         else:
             parent = program.address_parent[a]
             move = program.address_move[a]
-            w = words[parent]
+            w = at[parent]
             if w != -1:
                 if move == HEAD or move == GRANDPARENT:
                     w = state[heads + w]
@@ -152,7 +189,7 @@ def extract(system_id, state, program, form, upos, xpos, feats, out_transition, 
                         w = state[heads + w]
                 else:
                     w = summary[parent, move - LEFTMOST]
-        words[a] = w
+        at[a] = w
         if program.address_dependents[a] and w != -1:
             dependents(state, w, summary[a], label_sets[a])
 
@@ -160,18 +197,18 @@ def extract(system_id, state, program, form, upos, xpos, feats, out_transition, 
     values = np.empty(n_values, dtype=np.uint64)
     for v in range(n_values):
         a = program.value_address[v]
-        w = words[a]
+        w = at[a]
         atom = program.value_atom[v]
         if w == -1:
             values[v] = MISSING
         elif atom == FORM:
-            values[v] = form[w] + 2
+            values[v] = words[w, column.FORM] + 2
         elif atom == UPOS:
-            values[v] = upos[w] + 2
+            values[v] = words[w, column.UPOS] + 2
         elif atom == XPOS:
-            values[v] = xpos[w] + 2
+            values[v] = words[w, column.XPOS] + 2
         elif atom == FEATS:
-            values[v] = feats[w] + 2
+            values[v] = words[w, column.FEATS] + 2
         elif atom == LABEL:
             values[v] = state[labels + w] + 2
         elif atom == DISTANCE:
@@ -184,6 +221,18 @@ def extract(system_id, state, program, form, upos, xpos, feats, out_transition, 
             values[v] = label_sets[a, 0]
         elif atom == RIGHT_LABELS:
             values[v] = label_sets[a, 1]
+        elif atom == LOWER:
+            values[v] = words[w, column.LOWER] + 2
+        elif atom == SUFFIX:
+            values[v] = words[w, column.SUFFIX] + 2
+        elif atom == SHAPE:
+            values[v] = words[w, column.SHAPE] + 2
+        elif atom == GUIDE_DIRECTION:
+            values[v] = guide_direction(words, w) + 2
+        elif atom == GUIDE_LABEL:
+            values[v] = words[w, column.GUIDE_LABEL] + 2
+        elif atom == GUIDE_ARC:
+            values[v] = guide_arc(words, left, right) + 2
 
     width = program.template_values.shape[1]
     for t in range(program.template_values.shape[0]):

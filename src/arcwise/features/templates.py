@@ -17,7 +17,13 @@ A template is one or more *parts* joined by ``+``; a part is ``ADDRESS.ATOMS``:
   ``p`` PoS (= ``u``, UPOS), ``x`` XPOS, ``m`` FEATS, ``l`` label of the arc
   into the word, ``d`` distance between the system's two focus words,
   ``v_l`` / ``v_r`` number of left / right dependents, ``s_l`` / ``s_r`` set of
-  left / right dependents' labels.  ``L0.wv_r`` = L0's form and right valency.
+  left / right dependents' labels; for rare and unknown words ``lc`` the
+  lowercased form, ``sf`` its suffix, ``sh`` its shape
+  (`arcwise.vocab.form_signature`); for a guided parser (stacking, 2011 paper
+  Table 5) ``gd`` the direction of the word's head in the guide tree (left,
+  right, root), ``gl`` its guide label, ``ga`` the guide arc between the
+  system's two focus words (left to right, right to left, none).
+  ``L0.wv_r`` = L0's form and right valency.
 
 A trailing ``@label`` marks a template that also feeds the label scorer.
 
@@ -68,11 +74,15 @@ MOVES = ("h", "h2", "l", "l'", "r", "r'", "l2", "r2")
 MOVE = {name: code for code, name in enumerate(MOVES)}
 
 # Atoms of a word (p is an alias of u: both are UPOS).
-ATOMS = ("w", "u", "x", "m", "l", "d", "v_l", "v_r", "s_l", "s_r")
+ATOMS = (
+    "w", "u", "x", "m", "l", "d", "v_l", "v_r", "s_l", "s_r", "lc", "sf", "sh", "gd", "gl", "ga",
+)
 (FORM, UPOS, XPOS, FEATS, LABEL, DISTANCE) = range(6)
 (LEFT_VALENCY, RIGHT_VALENCY, LEFT_LABELS, RIGHT_LABELS) = range(6, 10)
+(LOWER, SUFFIX, SHAPE) = range(10, 13)
+(GUIDE_DIRECTION, GUIDE_LABEL, GUIDE_ARC) = range(13, 16)
 ATOM = {name: code for code, name in enumerate(ATOMS)} | {"p": UPOS}
-_ATOM_TOKEN = re.compile(r"v_l|v_r|s_l|s_r|[wpuxmld]")
+_ATOM_TOKEN = re.compile(r"v_l|v_r|s_l|s_r|lc|sf|sh|gd|gl|ga|[wpuxmld]")
 
 MAX_VALUES = 8  # atoms per template, all parts together
 
@@ -85,6 +95,17 @@ TABLE_FILE = {
     ids.COVINGTON_NM: "covington.txt",
     ids.TWO_PLANAR: "two_planar.txt",
 }
+
+# The guide features (stacking) a guided parser adds to its system's table.
+GUIDE_TABLE_FILE = {
+    ids.ARC_EAGER: "guide_stack.txt",
+    ids.ARC_EAGER_NM: "guide_stack.txt",
+    ids.ARC_HYBRID: "guide_stack.txt",
+    ids.COVINGTON: "guide_covington.txt",
+    ids.COVINGTON_NM: "guide_covington.txt",
+    ids.TWO_PLANAR: "guide_stack.txt",
+}
+GUIDE_ATOMS = ("gd", "gl", "ga")
 
 
 @dataclass(frozen=True)
@@ -152,6 +173,11 @@ class FeatureTable:
         return len(self.templates)
 
     @property
+    def guided(self) -> bool:
+        """Whether a template reads the guide tree (the parser then needs one)."""
+        return any(a in GUIDE_ATOMS for t in self.templates for p in t.parts for a in p.atoms)
+
+    @property
     def n_label_features(self) -> int:
         return int(self.program.label_templates.shape[0])
 
@@ -195,7 +221,7 @@ def _parse_part(text: str, bases: tuple[str, ...], where) -> Part:
     tokens = _ATOM_TOKEN.findall(atoms)
     if "".join(tokens) != atoms:
         raise where(
-            f"cannot read atoms {atoms!r} in {text!r}; atoms are w p u x m l d v_l v_r s_l s_r"
+            f"cannot read atoms {atoms!r} in {text!r}; atoms are {' '.join(ATOMS)} (p = u)"
         )
     canonical = tuple(ATOMS[ATOM[t]] for t in tokens)
     if len(set(canonical)) != len(canonical):
@@ -296,14 +322,21 @@ def compile_table(text: str, system: str | int, source: str = "<templates>") -> 
     return FeatureTable(text, system_id, templates, compile_templates(templates))
 
 
-def default_text(system: str | int) -> str:
-    """The bundled table of a system (features/templates/*.txt)."""
+def default_text(system: str | int, guided: bool = False) -> str:
+    """The bundled table of a system (features/templates/*.txt), with its guide
+    features (stacking) appended when guided."""
     system_id = ids.system_id(system) if isinstance(system, str) else int(system)
     files = resources.files("arcwise.features").joinpath("templates")
-    return files.joinpath(TABLE_FILE[system_id]).read_text(encoding="utf-8")
+    text = files.joinpath(TABLE_FILE[system_id]).read_text(encoding="utf-8")
+    if guided:
+        text += "\n" + files.joinpath(GUIDE_TABLE_FILE[system_id]).read_text(encoding="utf-8")
+    return text
 
 
-def default_table(system: str | int) -> FeatureTable:
-    """The bundled table of a system, compiled."""
+def default_table(system: str | int, guided: bool = False) -> FeatureTable:
+    """The bundled table of a system, compiled (with the guide features when guided)."""
     system_id = ids.system_id(system) if isinstance(system, str) else int(system)
-    return compile_table(default_text(system_id), system_id, f"templates/{TABLE_FILE[system_id]}")
+    source = f"templates/{TABLE_FILE[system_id]}"
+    if guided:
+        source += f" + templates/{GUIDE_TABLE_FILE[system_id]}"
+    return compile_table(default_text(system_id, guided), system_id, source)
