@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from arcwise import systems
-from arcwise.features.addresses import base_positions
+from arcwise.features.addresses import IL, IR, N_BASES, base_positions
 from arcwise.features.extract import extract, new_outputs
 from arcwise.features.templates import BASES_OF, MOVES, compile_table, default_table
 from arcwise.features.words import WORD_COLUMNS
@@ -97,18 +97,21 @@ def test_covington_base_positions_by_hand():
     script = ["shift", "shift", "no-arc", "right-arc", "shift", "shift", "shift", "left-arc"]
     for action in script:  # arcs 1 -> 3 and 6 -> 5; now i = 4, j = 6
         c = ts.apply(c, action, 0 if action in ("left-arc", "right-arc") else -1)
-    positions = np.empty(17, dtype=np.int64)
+    positions = np.empty(N_BASES, dtype=np.int64)
     base_positions(ids.COVINGTON, c.state, positions)
     assert positions[:8].tolist() == [4, 3, 2, 6, 7, -1, -1, -1]  # 5's head 6 is in [4, 6]
+    assert positions[[IL, IR]].tolist() == [5, 5]  # the inner neighbours of 4 and 6
     for _ in range(2):
         c = ts.apply(c, "no-arc")  # i = 2: words 3, 4, 5 lie between L0 = 2 and R0 = 6
     base_positions(ids.COVINGTON, c.state, positions)
     # 3's head 1 is outside [2, 6], 4 is headless, 5's head 6 is inside: CL = 3, CR = 4
     assert positions[:8].tolist() == [2, 1, -1, 6, 7, -1, 3, 4]
+    assert positions[[IL, IR]].tolist() == [3, 5]
     c = ts.apply(c, "no-arc")
     c = ts.apply(c, "no-arc")  # λ1 empty: no L0, so no CL / CR
     base_positions(ids.COVINGTON, c.state, positions)
     assert positions[:8].tolist() == [-1, -1, -1, 6, 7, -1, -1, -1]
+    assert positions[[IL, IR]].tolist() == [-1, -1]
 
 
 def test_missing_words_still_fire_with_distinct_values():

@@ -59,6 +59,9 @@ COVINGTON_ADDITIONS = [
     # rare and unknown words: lowercased form, suffix, shape (arcwise.vocab.form_signature)
     "L0.lc", "L0.sf", "L0.sh", "L0.sfp", "R0.lc", "R0.sf", "R0.sh", "R0.sfp", "R1.sf",
     "L0.sf + R0.sf", "L0.p + R0.sf", "L0.sf + R0.p",
+    # surrounding PoS of the arc: the inner neighbours IL = L0 + 1, IR = R0 - 1
+    "L0.p + IL.p + R0.p", "L0.p + IR.p + R0.p", "L0.p + IL.p + IR.p + R0.p",
+    "L1.p + L0.p + IR.p + R0.p", "L1.p + L0.p + R0.p + R1.p", "L0.p + IL.p + R0.p + R1.p",
 ]  # fmt: skip
 
 
@@ -81,10 +84,10 @@ def test_bundled_tables_compile_and_feed_the_labeler():
         assert table.program.template_seed.dtype == np.uint64
         assert len(set(table.program.template_seed.tolist())) == table.n_features
         counts[name] = (table.n_features, table.n_label_features)
-    assert counts["covington"] == (109, 109)
-    assert counts["arc-eager"] == (117, 117)
-    assert counts["arc-hybrid"] == (123, 123)
-    assert counts["two-planar"] == (115, 115)
+    assert counts["covington"] == (115, 115)
+    assert counts["arc-eager"] == (122, 122)
+    assert counts["arc-hybrid"] == (128, 128)
+    assert counts["two-planar"] == (120, 120)
     # the stack systems' tables start with Zhang & Nivre (2011)'s 72 templates
     for name in ("arc-eager", "arc-hybrid", "two-planar"):
         assert counts[name][0] > 72

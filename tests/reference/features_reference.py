@@ -35,7 +35,7 @@ def base_positions(c: Configuration) -> dict[str, int | None]:
             between = [k for k in l2 if not (i <= heads[k] <= j)]
         out["CL"] = between[0] if between else None
         out["CR"] = between[-1] if between else None
-        return out
+        return out | inner_neighbours(out["L0"], out["R0"])
     if "Σ1" in fields:  # 2-Planar
         stack, buffer = fields["Σ1"], fields["B"]
         out = {f"T{k}": at(fields["Σ2"][::-1], k) for k in range(2)}
@@ -43,7 +43,13 @@ def base_positions(c: Configuration) -> dict[str, int | None]:
         stack, buffer, out = fields["σ"], fields["β"], {}
     out |= {f"S{k}": at(stack[::-1], k) for k in range(3)}
     out |= {f"B{k}": at(buffer, k) for k in range(4)}
-    return out
+    return out | inner_neighbours(out["S0"], out["B0"])
+
+
+def inner_neighbours(left, right) -> dict[str, int | None]:
+    """IL, IR = left + 1 and right - 1 when both lie strictly between the focus words."""
+    inner = left is not None and right is not None and left + 1 < right
+    return {"IL": left + 1 if inner else None, "IR": right - 1 if inner else None}
 
 
 def distance_value(c: Configuration, positions) -> int:

@@ -9,6 +9,11 @@
   the buffer front, R1 = j+1, R2 = j+2 (the words right of it; B = [j..n]);
   CL / CR = the first / last word strictly between L0 and R0 whose head is not
   in [L0, R0] (a headless word counts); none unless both L0 and R0 exist.
+- Every system (an addition to the papers' tables): IL / IR = the inner
+  string neighbours left + 1 and right - 1 of the two focus words (Covington
+  L0, R0; stack systems S0, B0), when both lie strictly between them: the
+  surrounding-PoS context of an arc that graph-based parsers read
+  (McDonald, Crammer & Pereira 2005).
 - Stack systems: S0, S1, S2 = the stack from the top (2-Planar: the active
   stack), B0..B3 = the buffer from the front, T0, T1 = 2-Planar's inactive
   stack from the top.  The root 0 is a word like the others where a system
@@ -23,12 +28,14 @@ from arcwise.systems import covington, ids
 from arcwise.systems import state as st
 from arcwise.systems import two_planar
 
-COVINGTON_BASES = ("L0", "L1", "L2", "R0", "R1", "R2", "CL", "CR")
-STACK_BASES = ("S0", "S1", "S2", "B0", "B1", "B2", "B3")
+INNER_BASES = ("IL", "IR")  # every system
+COVINGTON_BASES = ("L0", "L1", "L2", "R0", "R1", "R2", "CL", "CR") + INNER_BASES
+STACK_BASES = ("S0", "S1", "S2", "B0", "B1", "B2", "B3") + INNER_BASES
 INACTIVE_STACK_BASES = ("T0", "T1")  # 2-Planar
-BASE_NAMES = COVINGTON_BASES + STACK_BASES + INACTIVE_STACK_BASES  # a base's code is its index
+BASE_NAMES = ("L0", "L1", "L2", "R0", "R1", "R2", "CL", "CR", "S0", "S1", "S2", "B0", "B1", "B2",
+              "B3", "T0", "T1") + INNER_BASES  # a base's code is its index
 N_BASES = len(BASE_NAMES)
-L0, L1, L2, R0, R1, R2, CL, CR, S0, S1, S2, B0, B1, B2, B3, T0, T1 = range(N_BASES)
+L0, L1, L2, R0, R1, R2, CL, CR, S0, S1, S2, B0, B1, B2, B3, T0, T1, IL, IR = range(N_BASES)
 
 NO_DISTANCE = 0  # `focus_distance` when a focus word is missing
 
@@ -69,6 +76,14 @@ def _stack_and_buffer(state, stack, out):
 
 
 @njit(cache=True)
+def focus_words(system_id, positions):
+    """The system's two focus words (-1 if missing): Covington L0, R0; stack systems S0, B0."""
+    if system_id == ids.COVINGTON or system_id == ids.COVINGTON_NM:
+        return positions[L0], positions[R0]
+    return positions[S0], positions[B0]
+
+
+@njit(cache=True)
 def base_positions(system_id, state, out):
     """Fill out[code] (int array of N_BASES) with the word at each base position, -1 if none."""
     out[:] = -1
@@ -82,6 +97,10 @@ def base_positions(system_id, state, out):
         out[T1] = st.stack_get(state, inactive, 1)
     else:  # arc-eager, arc-eager-nm, arc-hybrid
         _stack_and_buffer(state, st.STACK, out)
+    left, right = focus_words(system_id, out)
+    if left != -1 and left + 1 < right:
+        out[IL] = left + 1
+        out[IR] = right - 1
 
 
 @njit(cache=True)
@@ -90,14 +109,6 @@ def distance_bucket(distance):
     size = abs(distance)
     bucket = size if size < 5 else (5 if size < 10 else 6)
     return bucket if distance >= 0 else -bucket
-
-
-@njit(cache=True)
-def focus_words(system_id, positions):
-    """The system's two focus words (-1 if missing): Covington L0, R0; stack systems S0, B0."""
-    if system_id == ids.COVINGTON or system_id == ids.COVINGTON_NM:
-        return positions[L0], positions[R0]
-    return positions[S0], positions[B0]
 
 
 @njit(cache=True)

@@ -8,7 +8,7 @@ A template is one or more *parts* joined by ``+``; a part is ``ADDRESS.ATOMS``:
 
 - ADDRESS: a base position of the system (`BASES_OF`: L0 L1 L2 R0 R1 R2 CL CR
   for Covington; S0 S1 S2 B0 B1 B2 B3, and T0 T1 for 2-Planar's inactive
-  stack) followed by tree moves, each after a dot: ``h`` head, ``h2``
+  stack; IL IR, the focus words' inner neighbours, for all) followed by tree moves, each after a dot: ``h`` head, ``h2``
   grandparent, ``l`` / ``r`` leftmost / rightmost (farthest) dependent,
   ``l'`` / ``r'`` closest left / right dependent, ``l2`` / ``r2`` second
   leftmost / rightmost dependent.  ``L0.h.l'`` is the closest left dependent
