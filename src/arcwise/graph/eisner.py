@@ -24,6 +24,51 @@ def push(stack, top, kind, direction, s, t):
 
 
 @njit(cache=True)
+def span_tables(size):
+    """Empty Eisner charts: complete and incomplete span scores (direction, s, t), -inf
+    but for the one-word complete spans (0), and the complete spans' split points."""
+    complete = np.full((2, size, size), -np.inf)
+    incomplete = np.full((2, size, size), -np.inf)
+    complete_split = np.zeros((2, size, size), dtype=np.int32)
+    for s in range(size):
+        complete[LEFT, s, s] = 0.0
+        complete[RIGHT, s, s] = 0.0
+    return complete, incomplete, complete_split
+
+
+@njit(cache=True)
+def complete_span(complete, incomplete, complete_split, s, t):
+    """Best complete spans [s, t] in both directions, from the incomplete spans inside them."""
+    best, best_r = -np.inf, s
+    for r in range(s, t):  # [s, r] hangs from r, then the arc t -> r's span
+        value = complete[LEFT, s, r] + incomplete[LEFT, r, t]
+        if value > best:
+            best, best_r = value, r
+    complete[LEFT, s, t] = best
+    complete_split[LEFT, s, t] = best_r
+
+    best, best_r = -np.inf, t
+    for r in range(s + 1, t + 1):  # arc s -> r, then r's right half
+        value = incomplete[RIGHT, s, r] + complete[RIGHT, r, t]
+        if value > best:
+            best, best_r = value, r
+    complete[RIGHT, s, t] = best
+    complete_split[RIGHT, s, t] = best_r
+
+
+@njit(cache=True)
+def push_complete_parts(stack, top, complete_split, direction, s, t):
+    """Backtracking: put the two parts of complete span (direction, s, t) in rows top, top + 1."""
+    r = complete_split[direction, s, t]
+    if direction == LEFT:
+        push(stack, top, COMPLETE, LEFT, s, r)
+        push(stack, top + 1, INCOMPLETE, LEFT, r, t)
+    else:
+        push(stack, top, INCOMPLETE, RIGHT, s, r)
+        push(stack, top + 1, COMPLETE, RIGHT, r, t)
+
+
+@njit(cache=True)
 def eisner(scores, single_root=False):
     """Heads (int32, n + 1, heads[0] = -1) of the best projective tree.
 
@@ -36,13 +81,8 @@ def eisner(scores, single_root=False):
     heads = np.full(size, -1, dtype=np.int32)
     if size <= 1:
         return heads
-    complete = np.full((2, size, size), -np.inf)
-    incomplete = np.full((2, size, size), -np.inf)
-    complete_split = np.zeros((2, size, size), dtype=np.int32)
+    complete, incomplete, complete_split = span_tables(size)
     incomplete_split = np.zeros((size, size), dtype=np.int32)
-    for s in range(size):
-        complete[LEFT, s, s] = 0.0
-        complete[RIGHT, s, s] = 0.0
 
     for width in range(1, size):
         for s in range(size - width):
@@ -59,22 +99,7 @@ def eisner(scores, single_root=False):
             incomplete[RIGHT, s, t] = best + scores[s, t]
             if s > 0:  # nothing depends on the root
                 incomplete[LEFT, s, t] = best + scores[t, s]
-
-            best, best_r = -np.inf, s
-            for r in range(s, t):  # [s, r] hangs from r, then the arc t -> r's span
-                value = complete[LEFT, s, r] + incomplete[LEFT, r, t]
-                if value > best:
-                    best, best_r = value, r
-            complete[LEFT, s, t] = best
-            complete_split[LEFT, s, t] = best_r
-
-            best, best_r = -np.inf, t
-            for r in range(s + 1, t + 1):  # arc s -> r, then r's right half
-                value = incomplete[RIGHT, s, r] + complete[RIGHT, r, t]
-                if value > best:
-                    best, best_r = value, r
-            complete[RIGHT, s, t] = best
-            complete_split[RIGHT, s, t] = best_r
+            complete_span(complete, incomplete, complete_split, s, t)
 
     # backtrack with an explicit stack of spans (kind, direction, s, t)
     stack = np.empty((4 * size, 4), dtype=np.int32)  # at most 2n items, two pushes each
@@ -86,13 +111,7 @@ def eisner(scores, single_root=False):
         if s == t:
             continue
         if kind == COMPLETE:
-            r = complete_split[direction, s, t]
-            if direction == LEFT:
-                push(stack, top, COMPLETE, LEFT, s, r)
-                push(stack, top + 1, INCOMPLETE, LEFT, r, t)
-            else:
-                push(stack, top, INCOMPLETE, RIGHT, s, r)
-                push(stack, top + 1, COMPLETE, RIGHT, r, t)
+            push_complete_parts(stack, top, complete_split, direction, s, t)
         else:
             if direction == LEFT:
                 heads[s] = t

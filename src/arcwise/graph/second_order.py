@@ -33,7 +33,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from arcwise.graph.eisner import COMPLETE, INCOMPLETE, LEFT, RIGHT, SIBLING, push
+from arcwise.graph.eisner import (
+    COMPLETE,
+    INCOMPLETE,
+    LEFT,
+    RIGHT,
+    SIBLING,
+    complete_span,
+    push,
+    push_complete_parts,
+    span_tables,
+)
 from arcwise.trees.projectivity import children, dominates, subtree_spans
 
 SIBLING_MAX_WORDS = 200  # (n + 1)^3 float64 = 65 MB; longer sentences: first order
@@ -72,15 +82,10 @@ def second_order_eisner(arc, sib, single_root=False):
     heads = np.full(size, -1, dtype=np.int32)
     if size <= 1:
         return heads
-    complete = np.full((2, size, size), -np.inf)
-    incomplete = np.full((2, size, size), -np.inf)
+    complete, incomplete, complete_split = span_tables(size)
     sibling = np.full((size, size), -np.inf)
-    complete_split = np.zeros((2, size, size), dtype=np.int32)
     incomplete_split = np.zeros((2, size, size), dtype=np.int32)
     sibling_split = np.zeros((size, size), dtype=np.int32)
-    for s in range(size):
-        complete[LEFT, s, s] = 0.0
-        complete[RIGHT, s, s] = 0.0
 
     for width in range(1, size):
         for s in range(size - width):
@@ -114,22 +119,7 @@ def second_order_eisner(arc, sib, single_root=False):
                         best, best_r = value, r
                 incomplete[LEFT, s, t] = best + arc[t, s]
                 incomplete_split[LEFT, s, t] = best_r
-
-            best, best_r = -np.inf, s
-            for r in range(s, t):
-                value = complete[LEFT, s, r] + incomplete[LEFT, r, t]
-                if value > best:
-                    best, best_r = value, r
-            complete[LEFT, s, t] = best
-            complete_split[LEFT, s, t] = best_r
-
-            best, best_r = -np.inf, t
-            for r in range(s + 1, t + 1):
-                value = incomplete[RIGHT, s, r] + complete[RIGHT, r, t]
-                if value > best:
-                    best, best_r = value, r
-            complete[RIGHT, s, t] = best
-            complete_split[RIGHT, s, t] = best_r
+            complete_span(complete, incomplete, complete_split, s, t)
 
     # backtrack with an explicit stack of spans (kind, direction, s, t)
     stack = np.empty((4 * size, 4), dtype=np.int32)
@@ -146,13 +136,7 @@ def second_order_eisner(arc, sib, single_root=False):
             push(stack, top + 1, COMPLETE, LEFT, r + 1, t)
             top += 2
         elif kind == COMPLETE:
-            r = complete_split[direction, s, t]
-            if direction == LEFT:
-                push(stack, top, COMPLETE, LEFT, s, r)
-                push(stack, top + 1, INCOMPLETE, LEFT, r, t)
-            else:
-                push(stack, top, INCOMPLETE, RIGHT, s, r)
-                push(stack, top + 1, COMPLETE, RIGHT, r, t)
+            push_complete_parts(stack, top, complete_split, direction, s, t)
             top += 2
         elif direction == RIGHT:
             heads[t] = s
