@@ -188,8 +188,10 @@ def test_upos_weights_from_held_out_accuracy():
 
 def test_combine_checks_its_inputs():
     a, short = [sentence([-1, 0, 1])], [sentence([-1, 0])]
-    with pytest.raises(ArcwiseError, match="does not match"):
+    with pytest.raises(ArcwiseError, match="2 words in system 1, 1 in system 2"):
         list(combine([a, short], "vote"))
+    with pytest.raises(ArcwiseError, match="1 words in gold, 2 in system 1"):
+        list(combine([a, a], "oracle-graph", gold=short))
     with pytest.raises(ArcwiseError, match="needs the gold"):
         list(combine([a, a], "oracle-arc"))
     with pytest.raises(ArcwiseError, match="2 weights for 3 systems"):

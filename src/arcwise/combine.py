@@ -144,13 +144,13 @@ def combine(outputs: Sequence[Sequence[Sentence]], method: str, *,
         raise ArcwiseError(f"unknown combination method {method!r}: use {', '.join(METHODS)}")
     if not outputs:
         raise ArcwiseError("nothing to combine: give at least one system output")
-    for output in outputs[1:]:
-        check_aligned(outputs[0], output)
+    for k, output in enumerate(outputs[1:], start=2):
+        check_aligned(outputs[0], output, names=("system 1", f"system {k}"))
     if method != "vote":
         if gold is None:
             raise ArcwiseError(f"--method {method} needs the gold standard (--gold)")
-        for output in outputs:
-            check_aligned(gold, output)
+        for k, output in enumerate(outputs, start=1):
+            check_aligned(gold, output, names=("gold", f"system {k}"))
     per_system = _system_weights(weights, len(outputs)) if method == "vote" else None
     for k, trees in enumerate(zip(*outputs)):
         if method == "vote":

@@ -308,27 +308,32 @@ def sentence_counts(gold_sentences: Iterable[Sentence], system_sentences: Iterab
                           per_sentence(attached & label_ok))
 
 
-def check_aligned(gold: Sequence[Sentence], system: Sequence[Sentence]) -> None:
-    """Raise InputError at the first sentence whose words (FORMs) differ between the sides."""
+def check_aligned(gold: Sequence[Sentence], system: Sequence[Sentence],
+                  names: tuple[str, str] = ("gold", "system")) -> None:
+    """Raise InputError at the first sentence whose words (FORMs) differ between the sides.
+
+    names: what to call the two sides in the message (e.g. two system outputs).
+    """
+    first, second = names
     for k, (g, s) in enumerate(zip(gold, system), start=1):
         if g.form != s.form:
             if g.n != s.n:
-                what = f"{g.n} words in gold, {s.n} in system"
+                what = f"{g.n} words in {first}, {s.n} in {second}"
             else:
                 i = next(i for i in range(1, g.n + 1) if g.form[i] != s.form[i])
-                what = f"word {i} is {g.form[i]!r} in gold, {s.form[i]!r} in system"
-            raise InputError(g.source or "gold", g.first_line or None,
-                             f"sentence {k} does not match {_where(s, k)}: {what}")
+                what = f"word {i} is {g.form[i]!r} in {first}, {s.form[i]!r} in {second}"
+            raise InputError(g.source or first, g.first_line or None,
+                             f"sentence {k} does not match {_where(s, k, second)}: {what}")
     if len(gold) > len(system):
         g = gold[len(system)]
-        raise InputError(g.source or "gold", g.first_line or None,
-                         f"sentence {len(system) + 1} has no counterpart: the system side "
-                         f"has {len(system)} sentences, gold {len(gold)}")
+        raise InputError(g.source or first, g.first_line or None,
+                         f"sentence {len(system) + 1} has no counterpart: the {second} side "
+                         f"has {len(system)} sentences, {first} {len(gold)}")
     if len(system) > len(gold):
         s = system[len(gold)]
-        raise InputError(s.source or "system", s.first_line or None,
-                         f"sentence {len(gold) + 1} has no counterpart: the gold side "
-                         f"has {len(gold)} sentences, system {len(system)}")
+        raise InputError(s.source or second, s.first_line or None,
+                         f"sentence {len(gold) + 1} has no counterpart: the {first} side "
+                         f"has {len(gold)} sentences, {second} {len(system)}")
 
 
 def _aligned(gold_sentences: Iterable[Sentence], system_sentences: Iterable[Sentence],
@@ -354,9 +359,9 @@ def _scored_words(gold: Sequence[Sentence], punct: str) -> tuple[np.ndarray, lis
     return np.ones(sum(s.n for s in gold), dtype=bool), []
 
 
-def _where(sentence: Sentence, k: int) -> str:
+def _where(sentence: Sentence, k: int, side: str = "system") -> str:
     if not sentence.source:
-        return f"system sentence {k}"
+        return f"{side} sentence {k}"
     return f"{sentence.source}:{sentence.first_line}" if sentence.first_line else sentence.source
 
 
