@@ -13,8 +13,11 @@ import numpy as np
 from arcwise.systems.state import HEADER, HEADS
 
 
-def derivable(ts, gold) -> bool:
-    """Does some transition sequence of `ts` build exactly `gold` (headless words = 0)?"""
+def derivable(ts, gold, start=None) -> bool:
+    """Does some transition sequence of `ts` build exactly `gold` (headless words = 0)?
+
+    start: the configuration to search from (default: the initial one).
+    """
     k = ts.kernels
     gold = list(gold)
     n = len(gold) - 1
@@ -44,4 +47,4 @@ def derivable(ts, gold) -> bool:
                 return True
         return False
 
-    return search(np.array(k.initial(n), copy=True))
+    return search(np.array(k.initial(n) if start is None else start.state, copy=True))
