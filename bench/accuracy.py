@@ -3,7 +3,7 @@
     .venv/bin/python bench/accuracy.py [TREEBANK_GLOB] [--epochs 15] [--seeds 1]
         [--treebanks Czech-CLTT,Swedish-LinES] [--configs 'covington:*,two-planar:dynamic']
         [--max-train-sentences N] [--workers 2 | --dask SCHEDULER_ADDRESS]
-        [--results runs/accuracy] [--output bench/RESULTS.md] [--rerun] [--list]
+        [--results bench/results/accuracy] [--output bench/RESULTS.md] [--rerun] [--list]
 
 TREEBANK_GLOB (default /work/shared/data/ud/*/train.conllu.gz) names train
 files; dev.conllu.gz and test.conllu.gz must lie beside each, and the folder
@@ -35,6 +35,9 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+import numba_cache
+import report
 
 BENCH = Path(__file__).resolve().parent
 DEFAULT_GLOB = "/work/shared/data/ud/*/train.conllu.gz"
@@ -315,7 +318,8 @@ def run_cells(cells: list[Cell], args: argparse.Namespace, on_result) -> list[st
 
         # spawned workers inherit the environment (restored in `finally`)
         saved_cache_dir = os.environ.get("NUMBA_CACHE_DIR")
-        os.environ["NUMBA_CACHE_DIR"] = saved_cache_dir or str(args.numba_cache_dir)
+        os.environ["NUMBA_CACHE_DIR"] = saved_cache_dir or str(
+            numba_cache.cache_dir(args.numba_cache_dir))
         # one fresh process per cell: memory goes back between cells
         pool = ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn"),
                                    max_tasks_per_child=1)
@@ -408,9 +412,7 @@ def git_revision() -> str:
 
 def write_report(path: Path, results: list[dict], treebanks: dict[str, tuple[str, str, str]],
                  args: argparse.Namespace, command: str, with_pseudo_projective: bool) -> None:
-    """RESULTS.md: the setting, our tables beside the papers', every cell."""
-    from arcwise.io.atomic import atomic_write
-
+    """The accuracy section of RESULTS.md: the setting, our tables beside the papers', every cell."""
     import numba
 
     import arcwise
@@ -420,7 +422,7 @@ def write_report(path: Path, results: list[dict], treebanks: dict[str, tuple[str
     seeds = sorted({r["cell"]["seed"] for r in results})
     cap = args.max_train_sentences
     out = [
-        "# Accuracy of arcwise's greedy parsers",
+        "## Accuracy of arcwise's greedy parsers",
         "",
         "Written by `bench/accuracy.py` (issue #4, item 7); the papers' figures are quoted under "
         "each of our tables. Papers and data differ: they used CoNLL-X/XI treebanks (and SVMs in "
@@ -448,11 +450,11 @@ def write_report(path: Path, results: list[dict], treebanks: dict[str, tuple[str
                    f"{PSEUDO_PROJECTIVE_ENCODING} encoding, deprojectivized by the parser.")
     for table in TABLES:
         ours = table_markdown(table, names, scores)
-        out += ["", f"## {table.title}", ""]
+        out += ["", f"### {table.title}", ""]
         out.append(ours if ours else "No results yet.")
         if table.published:
             out += ["", table.published.rstrip()]
-    out += ["", "## Every cell", "",
+    out += ["", "### Every cell", "",
             "| treebank | configuration | seed | test UAS | test LAS | dev LAS | best epoch "
             "| train s | unbuildable | skipped | parse sent/s |",
             "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
@@ -465,8 +467,7 @@ def write_report(path: Path, results: list[dict], treebanks: dict[str, tuple[str
             f"| {r['test']['uas']:.2f} | {r['test']['las']:.2f} | {_fmt(r['dev']['las'])} "
             f"| {r['best_epoch']} | {r['train_seconds']:.0f} | {r['unbuildable']} "
             f"| {r['skipped']} | {r['parse_sentences_per_second']:,.0f} |")
-    with atomic_write(path) as f:
-        f.write("\n".join(out) + "\n")
+    report.write_section("accuracy", "\n".join(out), path)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -483,13 +484,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--dask", metavar="SCHEDULER_ADDRESS",
                     help="run the cells on this Dask distributed scheduler instead "
                          "(workers need the treebank paths)")
-    ap.add_argument("--results", type=Path, default=BENCH.parent / "runs" / "accuracy",
+    ap.add_argument("--results", type=Path, default=BENCH / "results" / "accuracy",
                     help="directory of cached cell results (JSON)")
     ap.add_argument("--output", type=Path, default=BENCH / "RESULTS.md")
     ap.add_argument("--rerun", action="store_true", help="ignore cached results of these cells")
     ap.add_argument("--numba-cache-dir", type=Path, default=BENCH.parent / "runs" / "numba-cache",
-                    help="NUMBA_CACHE_DIR of the local workers unless already set (compiled once, "
-                         "then loaded; other processes clearing src/ caches do not touch it)")
+                    help="base of NUMBA_CACHE_DIR of the local workers unless already set (one "
+                         "subfolder per source version: compiled once, then loaded; other "
+                         "processes clearing src/ caches do not touch it)")
     ap.add_argument("--list", action="store_true", help="list configurations and treebanks")
     args = ap.parse_args(argv)
     split = lambda text: [x.strip() for x in text.split(",") if x.strip()] if text else None  # noqa: E731

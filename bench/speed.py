@@ -40,6 +40,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba_cache
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
 RUNS = Path(__file__).resolve().parents[1] / "runs"
 
@@ -184,7 +186,7 @@ def checked(run: Run, what: str) -> Run:
 def bench_system(system: str, args: argparse.Namespace, workdir: Path) -> dict:
     """All figures of one system (see the module docstring)."""
     model = workdir / f"{system}.model"
-    cached = {**os.environ, "NUMBA_CACHE_DIR": str(args.numba_cache_dir)}
+    cached = {**os.environ, "NUMBA_CACHE_DIR": str(numba_cache.cache_dir(args.numba_cache_dir))}
     child = checked(run_child([
         sys.executable, __file__, "--measure", system, "--train", str(args.train),
         "--test", str(args.test), "--epochs", str(args.epochs), "--model", str(model),
@@ -276,9 +278,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--test", type=Path, default=DATA / "test.conllu.gz")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--numba-cache-dir", type=Path, default=RUNS / "numba-cache",
-                    help="NUMBA_CACHE_DIR of every child but the cold start (the benches' own "
-                         "cache, shared with accuracy.py: other processes clearing the package's "
-                         "caches do not turn warm runs cold)")
+                    help="base of NUMBA_CACHE_DIR of every child but the cold start (the "
+                         "benches' own cache, shared with accuracy.py, one subfolder per source "
+                         "version: other processes clearing the package's caches do not turn "
+                         "warm runs cold)")
     ap.add_argument("--no-cold", dest="cold", action="store_false",
                     help="skip the cold start (it compiles every kernel: about a minute)")
     ap.add_argument("--json", action="store_true", help="print JSON instead of the table")

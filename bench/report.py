@@ -1,0 +1,57 @@
+"""bench/RESULTS.md, assembled from one section per bench script.
+
+Each script that reports results writes its section to ``results/NAME.md``
+beside RESULTS.md (``bench/results/NAME.md``) with `write_section`, which then
+rebuilds RESULTS.md from every section present, in the order of `SECTIONS`:
+rerunning one benchmark never loses another's figures.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+RESULTS_MD = BENCH / "RESULTS.md"
+SECTIONS = {  # name: the script that writes it
+    "accuracy": "bench/accuracy.py",
+    "speed": "bench/speed.py",
+    "mst": "bench/mst_train.py",
+    "combination": "bench/combination.py",
+    "stacking": "bench/stacking.py",
+}
+TITLE = "# arcwise: benchmark results"
+
+
+def sections_dir(results_md: Path) -> Path:
+    """Where the sections of a RESULTS.md file live."""
+    return Path(results_md).parent / "results"
+
+
+def write_section(name: str, text: str, results_md: Path = RESULTS_MD) -> None:
+    """Replace section `name` (Markdown starting with a ``##`` heading) and rebuild RESULTS.md."""
+    from arcwise.io.atomic import atomic_write
+
+    if name not in SECTIONS:
+        raise ValueError(f"unknown section {name!r}: one of {', '.join(SECTIONS)}")
+    sections = sections_dir(results_md)
+    sections.mkdir(parents=True, exist_ok=True)
+    with atomic_write(sections / f"{name}.md") as f:
+        f.write(text.rstrip() + "\n")
+    rebuild(results_md)
+
+
+def rebuild(results_md: Path = RESULTS_MD) -> None:
+    """Write RESULTS.md from the sections in results/ beside it."""
+    from arcwise.io.atomic import atomic_write
+
+    sections = sections_dir(results_md)
+    present = [n for n in SECTIONS if (sections / f"{n}.md").exists()]
+    out = [TITLE, "",
+           "Every figure below was measured by the script named in its section, with the "
+           "command given there; each section is kept in `bench/results/NAME.md` and this "
+           "file is rebuilt whenever one of them is rewritten.", ""]
+    out += [f"- [{n}](#{n}): `{SECTIONS[n]}`" for n in present]
+    for n in present:
+        out += ["", f'<a id="{n}"></a>', "", (sections / f"{n}.md").read_text().rstrip()]
+    with atomic_write(results_md) as f:
+        f.write("\n".join(out) + "\n")
