@@ -30,7 +30,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -387,36 +386,9 @@ def table_markdown(table: Table, treebanks: list[str], scores: dict) -> str | No
     return "\n".join(lines)
 
 
-def machine() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{platform.node()}: {model}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
-
-
-def git_revision() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=BENCH, text=True,
-                              capture_output=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=BENCH, text=True, capture_output=True).stdout.strip()
-        return head + (" + uncommitted changes" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def write_report(path: Path, results: list[dict], treebanks: dict[str, tuple[str, str, str]],
                  args: argparse.Namespace, command: str, with_pseudo_projective: bool) -> None:
     """The accuracy section of RESULTS.md: the setting, our tables beside the papers', every cell."""
-    import numba
-
-    import arcwise
-
     names = sorted({r["cell"]["treebank"] for r in results} | set(treebanks))
     scores = scores_by_cell(results)
     seeds = sorted({r["cell"]["seed"] for r in results})
@@ -430,9 +402,7 @@ def write_report(path: Path, results: list[dict], treebanks: dict[str, tuple[str
         "perceptron, so compare patterns (which oracle or transition helps), not numbers.",
         "",
         f"- Command: `{command}`",
-        f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
-        f"machine: {machine()}; arcwise {arcwise.__version__} (git {git_revision()}), "
-        f"numba {numba.__version__}, Python {platform.python_version()}.",
+        f"- {report.provenance()}",
         f"- Training: `arcwise.train.train`, {args.epochs} epochs, the epoch with the best dev "
         f"LAS kept; dynamic oracles explore from the 2nd epoch with p = 0.9; seeds "
         f"{', '.join(map(str, seeds)) or '–'} (scores are their mean); train sentences: "

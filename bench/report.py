@@ -8,6 +8,10 @@ rerunning one benchmark never loses another's figures.
 
 from __future__ import annotations
 
+import os
+import platform
+import subprocess
+import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -55,3 +59,39 @@ def rebuild(results_md: Path = RESULTS_MD) -> None:
         out += ["", f'<a id="{n}"></a>', "", (sections / f"{n}.md").read_text().rstrip()]
     with atomic_write(results_md) as f:
         f.write("\n".join(out) + "\n")
+
+
+def machine() -> str:
+    """Host name, CPU model and count, OS."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{platform.node()}: {model}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
+
+
+def git_revision() -> str:
+    """The checked-out commit, marked when tracked files have uncommitted changes."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=BENCH, text=True,
+                              capture_output=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=BENCH, text=True, capture_output=True).stdout.strip()
+        return head + (" + uncommitted changes" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def provenance() -> str:
+    """One line: date, machine, versions of arcwise (git), numba and Python."""
+    import numba
+
+    import arcwise
+
+    return (f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {machine()}; "
+            f"arcwise {arcwise.__version__} (git {git_revision()}), numba {numba.__version__}, "
+            f"Python {platform.python_version()}.")
