@@ -1,7 +1,7 @@
 """Training and parsing speed per transition system on English-EWT (issue #4, item 6).
 
     .venv/bin/python bench/speed.py [--systems covington-nm,arc-eager] [--epochs 1]
-        [--sentences N] [--train PATH] [--test PATH] [--no-cold] [--json]
+        [--sentences N] [--train PATH] [--test PATH] [--no-cold] [--json] [--report]
 
 Per system, one child process (its peak RSS is the "train" column) reads the
 treebank, warms the compiled loops up by training one epoch on a few
@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numba_cache
+import report
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
 RUNS = Path(__file__).resolve().parents[1] / "runs"
@@ -277,6 +278,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--train", type=Path, default=DATA / "train.conllu.gz")
     ap.add_argument("--test", type=Path, default=DATA / "test.conllu.gz")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--report", action="store_true",
+                    help="write the table as the speed section of bench/RESULTS.md")
     ap.add_argument("--numba-cache-dir", type=Path, default=RUNS / "numba-cache",
                     help="base of NUMBA_CACHE_DIR of every child but the cold start (the "
                          "benches' own cache, shared with accuracy.py, one subfolder per source "
@@ -327,6 +330,17 @@ def main(argv: list[str] | None = None) -> list[dict]:
               f"{started}, {os.cpu_count()} CPUs, load average after the run "
               f"{os.getloadavg()[0]:.1f}.\n")
         print(markdown_table(results))
+    if args.report:
+        command = " ".join(["bench/speed.py", *(sys.argv[1:] if argv is None else argv)])
+        report.write_section("speed", "\n".join([
+            "## Speed of the transition-based parsers (issue #4, item 6)", "",
+            f"Train {args.train.parent.name}"
+            + (f" (first {args.sentences} sentences)" if args.sentences else "")
+            + f", test {args.test.parent.name}; {args.epochs} epoch(s) of dynamic-oracle "
+            f"training with exploration, seed {args.seed}; one process, model loaded, JIT warm "
+            f"for the parse rates; load average after the run {os.getloadavg()[0]:.1f}.", "",
+            markdown_table(results), "",
+            f"- Command: `{command}`", f"- {report.provenance()}"]))
     return results
 
 
