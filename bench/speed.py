@@ -196,6 +196,7 @@ def bench_system(system: str, args: argparse.Namespace, workdir: Path) -> dict:
     result = json.loads(child.stdout)
     result["load_average"] = round(os.getloadavg()[0], 1)  # after training: how shared the CPUs were
     result["train_peak_rss_mb"] = round(child.peak_rss_mb)
+    result["model_mb"] = round(model.stat().st_size / 2**20, 1)
 
     one_sentence, test = workdir / "one.conllu", workdir / "test-input.conllu"
     if not one_sentence.exists():
@@ -239,6 +240,7 @@ COLUMNS = [  # (header, key, format)
     ("CLI test file s", "cli_test_seconds", "{:.2f}"),
     ("RSS train MB", "train_peak_rss_mb", "{:,}"),
     ("RSS parse MB", "parse_peak_rss_mb", "{:,}"),
+    ("model MB", "model_mb", "{:.1f}"),
     ("test UAS", "test_uas", "{:.2f}"),
     ("test LAS", "test_las", "{:.2f}"),
     ("load avg.", "load_average", "{:.1f}"),
