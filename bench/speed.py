@@ -9,8 +9,10 @@ sentences, then trains `--epochs` epochs (dynamic oracle with exploration
 from the first epoch; covington-nm with the `upper` bound), and parses the
 test split with the model in memory and the JIT warm:
 
-- batch: the compiled `parse_batch` alone on the encoded test set;
-- end to end: reading the file, encoding, parsing and writing CoNLL-U.
+- batch: the compiled `parse_batch` alone on the encoded test set, on one
+  thread, then on numba's default thread count (every core);
+- end to end (every core): reading the file, encoding, parsing and writing
+  CoNLL-U.
 
 Each is the best of three in wall-clock time; the batch parse also in the
 process's CPU time, which other load on a shared machine disturbs less.
@@ -67,6 +69,8 @@ REPEATS = 3
 def measure_system(system: str, train_path: str, test_path: str, epochs: int,
                    limit: int | None, model_path: str, seed: int) -> dict:
     """Train `system` and time its parsing; the figures as a JSON-able dict."""
+    import numba
+
     from arcwise.eval.metrics import evaluate
     from arcwise.io import conllu, read_treebank
     from arcwise.parse import Batch
@@ -89,9 +93,13 @@ def measure_system(system: str, train_path: str, test_path: str, epochs: int,
 
     batch = Batch(test_sentences, parser.vocabularies)
     parser.parse_encoded(batch)  # warm
+    threads = numba.config.NUMBA_NUM_THREADS
+    numba.set_num_threads(1)
     batch_seconds = min(_timed(parser.parse_encoded, batch) for _ in range(REPEATS))
     batch_cpu_seconds = min(_timed(parser.parse_encoded, batch, clock=time.process_time)
                             for _ in range(REPEATS))
+    numba.set_num_threads(threads)  # the default: every core
+    threaded_seconds = min(_timed(parser.parse_encoded, batch) for _ in range(REPEATS))
 
     def end_to_end(output: str) -> None:
         sentences = list(itertools.islice(read_treebank(test_path), limit))
@@ -119,6 +127,8 @@ def measure_system(system: str, train_path: str, test_path: str, epochs: int,
         "batch_sentences_per_second": round(len(test_sentences) / batch_seconds, 1),
         "batch_words_per_second": round(test_words / batch_seconds, 1),
         "batch_sentences_per_cpu_second": round(len(test_sentences) / batch_cpu_seconds, 1),
+        "threads": threads,
+        "threaded_sentences_per_second": round(len(test_sentences) / threaded_seconds, 1),
         "e2e_sentences_per_second": round(len(test_sentences) / e2e_seconds, 1),
         "e2e_words_per_second": round(test_words / e2e_seconds, 1),
         "test_uas": round(scores.uas, 2),
@@ -230,9 +240,10 @@ COLUMNS = [  # (header, key, format)
     ("oracle", "oracle", "{}"),
     ("s/epoch", "seconds_per_epoch", "{:.1f}"),
     ("train sent/s", "train_sentences_per_second", "{:,.0f}"),
-    ("parse sent/s", "batch_sentences_per_second", "{:,.0f}"),
-    ("parse words/s", "batch_words_per_second", "{:,.0f}"),
+    ("parse sent/s (1 thread)", "batch_sentences_per_second", "{:,.0f}"),
+    ("parse words/s (1 thread)", "batch_words_per_second", "{:,.0f}"),
     ("parse sent/CPU-s", "batch_sentences_per_cpu_second", "{:,.0f}"),
+    ("parse sent/s (all threads)", "threaded_sentences_per_second", "{:,.0f}"),
     ("e2e sent/s", "e2e_sentences_per_second", "{:,.0f}"),
     ("e2e words/s", "e2e_words_per_second", "{:,.0f}"),
     ("cold start s (CPU s)", "cold_start_seconds", "{:.1f}"),

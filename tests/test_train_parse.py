@@ -75,6 +75,23 @@ def test_output_trees_are_well_formed(name, trained, data):
         assert set(deprel[1:]) <= set(parser.classes.labels)
 
 
+@pytest.mark.parametrize("name", SETUPS)
+def test_parse_does_not_depend_on_the_number_of_threads(name, trained, data):
+    import numba
+
+    parser, _ = trained[name]
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        alone = parser.parse(data[1])
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        shared = parser.parse(data[1])
+    finally:
+        numba.set_num_threads(threads)
+    for (head_a, deprel_a), (head_b, deprel_b) in zip(alone, shared):
+        assert np.array_equal(head_a, head_b) and deprel_a == deprel_b
+
+
 def test_unbuildable_trees_are_counted_and_skipped_by_static_training(trained, data):
     _, log = trained["arc-eager"]
     nonprojective = sum(not is_projective(s.head) for s in data[0])

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from arcwise import systems as registry
 from arcwise.corpus import ROOT, Sentence
@@ -148,12 +148,16 @@ def parse_sentence(
         made_out[d] = heads[d] == heads_out[d]
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def parse_batch(
     system_id, options, program, weights, class_transition, class_label, root_label,
     offsets, words,
 ):
     """Parse every sentence of a batch; returns (heads, labels, made), a row of `words` each.
+
+    Sentences are shared among numba's threads (`numba.set_num_threads`; all
+    cores by default); each is parsed alone, so the output does not depend
+    on the number of threads.
 
     offsets: int64 [sentences + 1]; sentence k is rows offsets[k] ..
     offsets[k+1] - 1 of words (the words matrices, root first).
@@ -164,7 +168,7 @@ def parse_batch(
     heads = np.empty(words.shape[0], dtype=np.int32)
     labels = np.empty(words.shape[0], dtype=np.int32)
     made = np.empty(words.shape[0], dtype=np.bool_)
-    for k in range(offsets.shape[0] - 1):
+    for k in prange(offsets.shape[0] - 1):
         a, b = offsets[k], offsets[k + 1]
         parse_sentence(
             system_id, options, program, weights, class_transition, class_label, root_label,
