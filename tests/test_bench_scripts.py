@@ -63,3 +63,23 @@ def test_accuracy_main_writes_results_and_resumes(bench, tmp_path):
     assert len(list((tmp_path / "results").glob("*.json"))) == 1
     # a second run finds the cached cell and trains nothing
     assert accuracy.main(argv) == [result]
+
+
+def test_combination_main_trains_missing_models_then_reuses_them(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import combination
+
+    treebank = tmp_path / "English-Tiny"
+    treebank.mkdir()
+    for split in ("train", "dev", "test"):
+        conllu.write(treebank / f"{split}.conllu.gz",
+                     itertools.islice(read_treebank(EWT / f"{split}.conllu.gz"), 20))
+    argv = ["--treebank", str(treebank), "--models", str(tmp_path / "models"), "--samples", "50"]
+    result = combination.main(argv)
+    rows = result["rows"]
+    assert set(combination.SYSTEMS) <= set(rows)
+    best = max(rows[s]["las"] for s in combination.SYSTEMS)
+    assert rows["oracle-graph"]["las"] >= best and rows["oracle-arc"]["las"] >= best
+    assert len(list((tmp_path / "models").glob("*.model"))) == 3
+    assert combination.main(argv) == result  # the saved models give the same results
+    sys.modules.pop("combination", None)
