@@ -11,7 +11,9 @@ adjacent, 1, 2, 3, 4, 5-9, 10+).
 A sentence's words are the rows of an int64 array `atoms` [n + 1, ATOMS]
 (`token_atoms`): FORM, UPOS, XPOS ids of the model's vocabularies, hashes of
 the prefix and suffix 3-grams, and up to MAX_MORPH hashes of single FEATS
-values (0 = none).  Features are hashed (`arcwise.models.hashing`) into the
+values (0 = none).  A guided parser (stacking, §5) appends two columns, each
+word's head and label id in the guide parser's tree (`with_guide`), and its
+arcs and labels get Table 5's guide features.  Features are hashed (`arcwise.models.hashing`) into the
 rows of one weight vector of n_buckets entries; each function writes bucket
 indices into `out` and returns how many it wrote, so scoring (sum the
 weights) and updating (add to them) read the same features.
@@ -54,13 +56,49 @@ _P_SUFFIX = _P_PREFIX + len(WITH_AFFIX)
 _P_XPOS_PAIR = _P_SUFFIX + len(WITH_AFFIX)
 _P_CONTEXT = _P_XPOS_PAIR + len(_FORM_XPOS)  # + 4 * len(FULL_AND_DROP_ONE) per PoS column
 PREFIXES = _P_CONTEXT + 2 * 4 * len(FULL_AND_DROP_ONE) - ATOMS
-MAX_ARC_FEATURES = 2 * (15 + 3 * 12 + 3 + 2 * 4 * 5 + 2 * MAX_MORPH * MAX_MORPH + 2 * 2 * MAX_MORPH)
+# Columns a guided parser appends after the prefixes (`with_guide`).
+GUIDE_HEAD = ATOMS + PREFIXES
+GUIDE_LABEL = GUIDE_HEAD + 1
+_GUIDE_ARC, _LABEL_GUIDE = 60, 61
+# Guide atoms: in_guide (1 = the guide has the arc, 2 = not), the guide's label of the
+# modifier, PoS of head, PoS of modifier.  Arcs: in_guide alone, with the guide label
+# (that of the arc when the guide has it), each also with both PoS; labels: the guide
+# label of the modifier with in_guide, each also with both PoS.
+_GUIDE_ARC_SUBSETS = np.array([1, 3, 13, 15])
+_LABEL_GUIDE_SUBSETS = np.array([2, 3, 14, 15])
+GUIDE_FEATURES = 2 * len(_GUIDE_ARC_SUBSETS)
+MAX_ARC_FEATURES = (2 * (15 + 3 * 12 + 3 + 2 * 4 * 5 + 2 * MAX_MORPH * MAX_MORPH + 2 * 2 * MAX_MORPH)
+                    + GUIDE_FEATURES)
 SIBLING_FEATURES = 2 * 5
 
 
 def max_arc_features(n_upos: int) -> int:
     """Size of an `out` array that holds any arc's buckets (in-between PoS add one per tag)."""
     return MAX_ARC_FEATURES + 2 * n_upos
+
+
+def with_guide(atoms: np.ndarray, guide_head: np.ndarray, guide_label: np.ndarray) -> np.ndarray:
+    """A guided parser's atoms: `atoms` plus the guide tree's head and label id of every
+    word (entry 0, the root, gets -1 and -1)."""
+    if len(guide_head) != atoms.shape[0] or len(guide_label) != atoms.shape[0]:
+        raise ValueError(f"the guide tree has {len(guide_head) - 1} words, "
+                         f"the sentence {atoms.shape[0] - 1}")
+    guide = np.stack((np.asarray(guide_head, dtype=np.int64),
+                      np.asarray(guide_label, dtype=np.int64)), axis=1)
+    guide[0] = -1
+    return np.concatenate((atoms, guide), axis=1)
+
+
+@njit(cache=True)
+def is_guided(atoms):
+    """Whether the sentence's atoms carry a guide tree (`with_guide`)."""
+    return atoms.shape[1] > GUIDE_HEAD
+
+
+@njit(cache=True)
+def _guide_atoms(atoms, h, m):
+    """in_guide (1: the guide has h -> m, 2: not) and the guide's label of m."""
+    return (1 if atoms[m, GUIDE_HEAD] == h else 2), atoms[m, GUIDE_LABEL]
 
 
 def token_atoms(form_ids: np.ndarray, upos: np.ndarray, xpos: np.ndarray,
@@ -271,6 +309,10 @@ def arc_features(atoms, counts, h, m, n_buckets, out):
         if counts[right, t] - counts[left + 1, t] > 0:
             count = _conjunctions(out, count, _BETWEEN, tl, t, tr, 0, _ATOMS_0_1_2, dd,
                                   n_buckets)
+    if is_guided(atoms):  # Table 5, MST guided by a transition parser
+        in_guide, guide_label = _guide_atoms(atoms, h, m)
+        count = _conjunctions(out, count, _GUIDE_ARC, in_guide, guide_label, ph, pm,
+                              _GUIDE_ARC_SUBSETS, dd, n_buckets)
     return count
 
 
@@ -394,6 +436,10 @@ def label_features(atoms, counts, h, m, n_buckets, out):
     count = _label_conjunctions(out, count, _LABEL_HEAD_CONTEXT, _tag(atoms, h - 1, UPOS), ph,
                                 _tag(atoms, h + 1, UPOS), 0, _CONTEXT_BACKOFFS, direction,
                                 n_buckets)
+    if is_guided(atoms):  # Table 5: the guide's label of m, with whether it has the arc
+        in_guide, guide_label = _guide_atoms(atoms, h, m)
+        count = _label_conjunctions(out, count, _LABEL_GUIDE, in_guide, guide_label, ph, pm,
+                                    _LABEL_GUIDE_SUBSETS, direction, n_buckets)
     return _label_conjunctions(out, count, _LABEL_MODIFIER_CONTEXT, _tag(atoms, m - 1, UPOS), pm,
                                _tag(atoms, m + 1, UPOS), 0, _CONTEXT_BACKOFFS, direction,
                                n_buckets)
@@ -401,4 +447,4 @@ def label_features(atoms, counts, h, m, n_buckets, out):
 
 def max_label_features(n_upos: int) -> int:
     """Size of an `out` array that holds any arc's label-feature buckets."""
-    return 2 * (15 + n_upos + 2 * len(_CONTEXT_BACKOFFS))
+    return 2 * (15 + n_upos + 2 * len(_CONTEXT_BACKOFFS) + len(_LABEL_GUIDE_SUBSETS))

@@ -48,15 +48,25 @@ SYSTEM = "mst"
 
 
 class GraphSentence:
-    """What the graph parser reads of a sentence: token atoms, in-between PoS counts, gold tree."""
+    """What the graph parser reads of a sentence: token atoms, in-between PoS counts, gold tree.
+
+    guide: the guide parser's tree of the same sentence (a guided parser's
+    input; its head and deprel are read, labels as ids of `labels`, -1 if unknown).
+    """
 
     __slots__ = ("atoms", "counts", "head", "label")
 
-    def __init__(self, sentence: Sentence, vocabularies: Vocabularies, labels: dict[str, int]):
+    def __init__(self, sentence: Sentence, vocabularies: Vocabularies, labels: dict[str, int],
+                 guide: Sentence | None = None):
         encoded = vocabularies.encode(sentence)
         self.atoms = af.token_atoms(
             encoded.form, encoded.upos, encoded.xpos, sentence.form, sentence.feats
         )
+        if guide is not None:
+            if guide.n != sentence.n:
+                raise ValueError(f"the guide tree has {guide.n} words, the sentence {sentence.n}")
+            self.atoms = af.with_guide(self.atoms, guide.head,
+                                       [labels.get(r, -1) for r in guide.deprel])
         self.counts = af.between_counts(self.atoms, len(vocabularies.upos))
         self.head = np.asarray(sentence.head, dtype=np.int32)
         self.label = np.array([labels.get(r, 0) for r in sentence.deprel], dtype=np.int32)
@@ -217,19 +227,33 @@ class GraphParser:
     def __repr__(self) -> str:
         return f"GraphParser(order={self.order}, decoder={self.decoder!r})"
 
-    def prepare(self, sentence: Sentence) -> GraphSentence:
-        return GraphSentence(sentence, self.vocabularies, self._index)
+    @property
+    def guided(self) -> bool:
+        """Whether the model reads a guide parser's trees (stacking, 2011 paper §5)."""
+        return bool(self.hyperparameters.get("guided", False))
 
-    def parse(self, sentences, single_root: bool = False):
-        """The (head, deprel) of a sentence, or the list of them for a sequence of sentences."""
+    def prepare(self, sentence: Sentence, guide: Sentence | None = None) -> GraphSentence:
+        return GraphSentence(sentence, self.vocabularies, self._index, guide)
+
+    def parse(self, sentences, single_root: bool = False, guide=None):
+        """The (head, deprel) of a sentence, or the list of them for a sequence of sentences.
+
+        guide: a guided model's input, the guide parser's output on the same
+        sentence(s) (only head and deprel are read).
+        """
         if isinstance(sentences, Sentence):
-            return self.parse([sentences], single_root)[0]
+            return self.parse([sentences], single_root, None if guide is None else [guide])[0]
+        if self.guided != (guide is not None):
+            raise ArcwiseError(
+                "this model is guided (stacking): it parses with the guide's trees"
+                if self.guided else "guide trees given to a model trained without a guide")
+        guides = _guides(sentences, guide)
         out = np.zeros(max(af.max_arc_features(len(self.vocabularies.upos)),
                            af.max_label_features(len(self.vocabularies.upos))), dtype=np.int64)
         projective = self.decoder == "projective"
         trees = []
-        for sentence in sentences:
-            g = self.prepare(sentence)
+        for sentence, guide_tree in zip(sentences, guides):
+            g = self.prepare(sentence, guide_tree)
             heads = parse_sentence(g.atoms, g.counts, self.weights, self.order, projective,
                                    single_root, out)
             label_ids = label_tree(g.atoms, g.counts, heads, self.label_weights, out)
@@ -285,10 +309,22 @@ class GraphParser:
             raise ArcwiseError(f"{source}: bad model metadata ({error})") from None
 
 
+def _guides(sentences: Sequence[Sentence], guide: Sequence[Sentence] | None) -> list:
+    """One guide tree (or None) per sentence; ValueError if the counts differ."""
+    if guide is None:
+        return [None] * len(sentences)
+    guide = list(guide)
+    if len(guide) != len(sentences):
+        raise ValueError(f"{len(guide)} guide trees for {len(sentences)} sentences")
+    return guide
+
+
 def train_graph_parser(
     train_sentences: Sequence[Sentence],
     dev_sentences: Sequence[Sentence] | None = None,
     *,
+    guide: Sequence[Sentence] | None = None,
+    dev_guide: Sequence[Sentence] | None = None,
     order: int = 1,
     decoder: str = "non-projective",
     epochs: int = DEFAULT_EPOCHS,
@@ -302,7 +338,10 @@ def train_graph_parser(
     """Train the two stages on `train_sentences`; returns (parser, log of one entry per epoch).
 
     The unlabeled model of the last epoch is kept (MSTParser has no dev selection);
-    dev UAS/LAS are logged when dev sentences are given.
+    dev UAS/LAS are logged when dev sentences are given.  guide / dev_guide: the
+    guide parser's trees of the train / dev sentences (stacking, §5.1: train the
+    guide by jackknifing, `arcwise.stacking`); the model then reads Table 5's
+    guide features and needs a guide tree for every sentence it parses.
     """
     import time
 
@@ -313,12 +352,16 @@ def train_graph_parser(
     if update_rule not in UPDATES:
         raise ValueError(f"update must be one of {', '.join(UPDATES)}, not {update_rule!r}")
     train_sentences = list(train_sentences)
+    train_guides = _guides(train_sentences, guide)
+    if guide is not None and dev_sentences and dev_guide is None:
+        raise ValueError("a guided parser's dev sentences need their guide trees (dev_guide)")
     vocabularies = Vocabularies.build(train_sentences)
     labels = sorted({r for s in train_sentences for r in s.deprel[1:]})
     parser = GraphParser(order, decoder, vocabularies, labels,
                          np.zeros(buckets, dtype=np.float32),
                          np.zeros((label_buckets, len(labels)), dtype=np.float32))
-    data = [parser.prepare(s) for s in train_sentences]
+    parser.hyperparameters = {"guided": guide is not None}
+    data = [parser.prepare(s, g) for s, g in zip(train_sentences, train_guides)]
     n_upos = len(vocabularies.upos)
     out = np.zeros(max(af.max_arc_features(n_upos), af.max_label_features(n_upos)), np.int64)
 
@@ -357,13 +400,14 @@ def train_graph_parser(
         entry = {"epoch": epoch + 1, "seconds": time.perf_counter() - started,
                  "train_wrong_heads": int(wrong), "labeler_seconds": labeler_seconds}
         if dev_sentences:
-            trees = parser.parse(dev_sentences)
+            trees = parser.parse(dev_sentences, guide=dev_guide if guide is not None else None)
             scores = evaluate(dev_sentences, [with_tree(s, *t) for s, t in zip(dev_sentences, trees)])
             entry.update(dev_uas=scores.uas, dev_las=scores.las)
         log.append(entry)
         if progress is not None:
             progress(entry)
-    parser.hyperparameters = {"order": order, "decoder": decoder, "epochs": epochs,
+    parser.hyperparameters = {"guided": guide is not None,
+                              "order": order, "decoder": decoder, "epochs": epochs,
                               "update": update_rule, "seed": seed, "buckets": buckets,
                               "label_buckets": label_buckets,
                               "labeler_iterations": labeler_iterations,

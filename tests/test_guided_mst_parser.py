@@ -1,0 +1,103 @@
+"""A guided (stacked) graph-based parser, 2011 paper §5.3: MST guided by another
+parser's trees through Table 5's guide features -- guided by the gold trees it learns
+to copy them; a guided model needs guide trees and an unguided one refuses them; model
+files keep the guidance; unguided features are those of the plain parser."""
+
+import itertools
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from arcwise.errors import ArcwiseError
+from arcwise.eval.metrics import evaluate
+from arcwise.graph import arc_features as af
+from arcwise.graph.mst_parser import GraphParser, train_graph_parser
+from arcwise.io import conllu
+from arcwise.io.conllu import with_tree
+from tests.test_guided_transition_parser import shifted
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
+NO_JIT = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+N_TRAIN, N_DEV, EPOCHS = (6, 4, 1) if NO_JIT else (200, 100, 3)
+SMALL = {"buckets": 2**18, "label_buckets": 2**14, "labeler_iterations": 30}
+
+
+@pytest.fixture(scope="module")
+def data():
+    train_sentences = list(itertools.islice(conllu.read(DATA / "train.conllu.gz"), N_TRAIN))
+    dev_sentences = list(itertools.islice(conllu.read(DATA / "dev.conllu.gz"), N_DEV))
+    return train_sentences, dev_sentences
+
+
+@pytest.fixture(scope="module")
+def guided(data):
+    train_sentences, dev_sentences = data
+    return train_graph_parser(train_sentences, dev_sentences, guide=train_sentences,
+                              dev_guide=dev_sentences, order=1, epochs=EPOCHS, seed=1, **SMALL)
+
+
+def uas_las(parser, gold, guide=None):
+    trees = parser.parse(gold, guide=guide)
+    return evaluate(gold, [with_tree(s, *t) for s, t in zip(gold, trees)])
+
+
+def test_guide_features_are_added_only_to_guided_sentences(data):
+    parser = GraphParser(1, "projective", *_empty_model(data[0]))
+    sentence = data[1][0]
+    plain, guided = parser.prepare(sentence), parser.prepare(sentence, sentence)
+    assert not af.is_guided(plain.atoms) and af.is_guided(guided.atoms)
+    out = np.zeros(af.max_arc_features(len(parser.vocabularies.upos)), dtype=np.int64)
+    h, m = sentence.head[1], 1
+    k_plain = af.arc_features(plain.atoms, plain.counts, h, m, 2**18, out)
+    first = out[:k_plain].copy()
+    k_guided = af.arc_features(guided.atoms, guided.counts, h, m, 2**18, out)
+    assert k_guided == k_plain + af.GUIDE_FEATURES and np.array_equal(out[:k_plain], first)
+    k_label = af.label_features(guided.atoms, guided.counts, h, m, 2**14, out)
+    assert k_label > af.label_features(plain.atoms, plain.counts, h, m, 2**14, out)
+
+
+def _empty_model(sentences):
+    from arcwise.vocab import Vocabularies
+
+    labels = sorted({r for s in sentences for r in s.deprel[1:]})
+    return (Vocabularies.build(sentences), labels, np.zeros(2**18, np.float32),
+            np.zeros((2**14, len(labels)), np.float32))
+
+
+def test_a_parser_guided_by_gold_trees_learns_to_follow_its_guide(guided, data, tmp_path):
+    parser, log = guided
+    dev_sentences = data[1]
+    assert parser.guided and parser.hyperparameters["guided"]
+    with pytest.raises(ArcwiseError, match="guided"):
+        parser.parse(dev_sentences)
+    path = tmp_path / "guided.model"
+    parser.save(path)
+    loaded = GraphParser.load(path)
+    assert loaded.guided
+    a = parser.parse(dev_sentences[:10], guide=dev_sentences[:10])
+    b = loaded.parse(dev_sentences[:10], guide=dev_sentences[:10])
+    assert all(np.array_equal(x[0], y[0]) and x[1] == y[1] for x, y in zip(a, b))
+    if NO_JIT:
+        return
+    followed = uas_las(parser, dev_sentences, guide=dev_sentences)
+    misled = uas_las(parser, dev_sentences, guide=shifted(dev_sentences))
+    assert followed.uas > 95 and followed.las > 85
+    assert misled.uas < followed.uas - 20  # it reads the guide, not only the words
+    assert log[-1]["dev_uas"] == pytest.approx(followed.uas, abs=0.01)
+
+
+def test_guide_trees_are_checked(data):
+    train_sentences, dev_sentences = data
+    parser, _ = train_graph_parser(train_sentences[:5], epochs=1, seed=1, **SMALL)
+    assert not parser.guided
+    with pytest.raises(ArcwiseError, match="without a guide"):
+        parser.parse(dev_sentences[:2], guide=dev_sentences[:2])
+    with pytest.raises(ValueError, match="dev_guide"):
+        train_graph_parser(train_sentences[:5], dev_sentences[:2], epochs=1,
+                           guide=train_sentences[:5], **SMALL)
+    with pytest.raises(ValueError, match="words"):
+        train_graph_parser(train_sentences[:5], epochs=1, guide=train_sentences[1:6], **SMALL)
+    with pytest.raises(ValueError, match="guide trees for"):
+        train_graph_parser(train_sentences[:5], epochs=1, guide=train_sentences[:4], **SMALL)
