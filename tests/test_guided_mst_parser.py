@@ -22,6 +22,9 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 N_TRAIN, N_DEV, EPOCHS = (6, 4, 1) if NO_JIT else (200, 100, 3)
 SMALL = {"buckets": 2**18, "label_buckets": 2**14, "labeler_iterations": 30}
+# Features of the first dev arc as the parser computed them before guide features existed
+# (arc_features with 2**18 buckets, label_features with 2**14): counts and bucket sums.
+ARC_AND_LABEL_COUNTS, ARC_AND_LABEL_SUMS = (168, 48), (21902002, 415315)
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +104,44 @@ def test_guide_trees_are_checked(data):
         train_graph_parser(train_sentences[:5], epochs=1, guide=train_sentences[1:6], **SMALL)
     with pytest.raises(ValueError, match="guide trees for"):
         train_graph_parser(train_sentences[:5], epochs=1, guide=train_sentences[:4], **SMALL)
+
+
+def test_one_sentence_parses_with_one_guide_tree_as_in_a_batch(guided, data):
+    parser, _ = guided
+    dev_sentences = data[1]
+    head, deprel = parser.parse(dev_sentences[0], guide=dev_sentences[0])
+    batch = parser.parse(dev_sentences[:3], guide=dev_sentences[:3])
+    assert np.array_equal(head, batch[0][0]) and deprel == batch[0][1]
+    with pytest.raises(ArcwiseError, match="guided"):
+        parser.parse(dev_sentences[0])
+    with pytest.raises(ValueError, match="words"):
+        parser.parse(dev_sentences[:2], guide=dev_sentences[1:3])
+    with pytest.raises(ValueError, match="guide trees for"):
+        parser.parse(dev_sentences[:2], guide=dev_sentences[:1])
+
+
+def test_a_model_file_without_the_guided_key_loads_unguided(data, tmp_path):
+    train_sentences, dev_sentences = data
+    parser, _ = train_graph_parser(train_sentences[:5], epochs=1, seed=1, **SMALL)
+    assert parser.hyperparameters["guided"] is False
+    del parser.hyperparameters["guided"]  # as written before guided parsers existed
+    parser.save(tmp_path / "old.model")
+    loaded = GraphParser.load(tmp_path / "old.model")
+    assert not loaded.guided
+    a, b = parser.parse(dev_sentences[:3]), loaded.parse(dev_sentences[:3])
+    assert all(np.array_equal(x[0], y[0]) and x[1] == y[1] for x, y in zip(a, b))
+
+
+def test_unguided_features_do_not_change(data):
+    """The plain parser's features of an arc are those of the parser before guide
+    features existed: fixed buckets of the first dev sentence's first arc."""
+    parser = GraphParser(1, "projective", *_empty_model(data[0]))
+    sentence = data[1][0]
+    g = parser.prepare(sentence)
+    out = np.zeros(max(af.max_arc_features(len(parser.vocabularies.upos)),
+                       af.max_label_features(len(parser.vocabularies.upos))), dtype=np.int64)
+    k = af.arc_features(g.atoms, g.counts, sentence.head[1], 1, 2**18, out)
+    arc = out[:k].copy()
+    k_label = af.label_features(g.atoms, g.counts, sentence.head[1], 1, 2**14, out)
+    assert (k, k_label) == ARC_AND_LABEL_COUNTS
+    assert (int(arc.sum()), int(out[:k_label].sum())) == ARC_AND_LABEL_SUMS

@@ -9,11 +9,16 @@ __version__ = "0.1.0"
 
 
 def load(path):
-    """Load a trained parser, transition-based or graph-based:
+    """Load a trained parser, transition-based, graph-based or guided (stacking):
     ``arcwise.load("model.arcwise").parse(sentences)`` or ``.parse_file(input, output)``."""
     from arcwise.models.modelfile import read_meta
 
-    if read_meta(path)["system"] == "mst":
+    meta = read_meta(path)
+    if "guide" in meta:
+        from arcwise.stacking import GuidedParser
+
+        return GuidedParser.load(path)
+    if meta["system"] == "mst":
         from arcwise.graph.mst_parser import GraphParser
 
         return GraphParser.load(path)

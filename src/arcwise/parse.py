@@ -448,15 +448,23 @@ class Parser:
             "command_line": self.command_line,
         }
 
+    def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """What the model file holds: (arrays, metadata)."""
+        return pc.to_arrays(self.weights), self.meta()
+
     def save(self, path: str | os.PathLike) -> None:
         """Write the model file (averaged float32 weights + metadata), atomically."""
-        modelfile.save(path, pc.to_arrays(self.weights), self.meta())
+        modelfile.save(path, *self.saved())
 
     @classmethod
     def load(cls, path: str | os.PathLike, mapped: bool = False) -> Parser:
         """A parser from a model file; any problem with the file is an `ArcwiseError`."""
-        source = os.fspath(path)
-        arrays, meta = modelfile.load(path, mapped=mapped)
+        return cls.from_saved(*modelfile.load(path, mapped=mapped), os.fspath(path))
+
+    @classmethod
+    def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any],
+                   source: str) -> Parser:
+        """A parser from a model file's (arrays, metadata); `source` names it in errors."""
         try:
             system = meta["system"]
             kernels = registry.get(system).kernels

@@ -1,4 +1,4 @@
-"""`arcwise train`: train a greedy transition-based parser and save its model file."""
+"""`arcwise train`: train a parser (transition-based, graph-based, or guided) into a model file."""
 
 from __future__ import annotations
 
@@ -77,6 +77,13 @@ def register(app: typer.Typer) -> None:
             "non-projective", "--decoder", help="mst: projective or non-projective."
         ),
         update: str = typer.Option("mira", "--update", help="mst: mira or perceptron."),
+        guide_path: Path = typer.Option(
+            None, "--guide",
+            help="Stacking (2011 paper, §5): a model file whose parser guides this one. It is "
+            "retrained on the other folds to annotate each fold of TRAIN (jackknifing), and "
+            "stored in the output model, which runs it first when parsing.",
+        ),
+        guide_folds: int = typer.Option(2, "--guide-folds", min=2, help="Jackknifing folds."),
     ) -> None:
         """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.
 
@@ -92,8 +99,10 @@ def register(app: typer.Typer) -> None:
 
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None
+        guide = guided_by(guide_path, guide_folds, train_sentences, dev)
         if system == "mst":
-            _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed)
+            _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed,
+                                guide)
             return
         with Progress(
             TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -118,11 +127,12 @@ def register(app: typer.Typer) -> None:
                     system, train_sentences, dev, oracle=oracle.value, bound=bound, epochs=epochs,
                     explore_from=explore_from, explore_p=explore_p, seed=seed, progress=progress,
                     pseudo_projective=pseudo_projective.value if pseudo_projective else None,
+                    **guide.training_options,
                 )
             except ValueError as error:  # bad system, bound or option
                 raise ArcwiseError(str(error)) from None
         parser.command_line = ["arcwise", *sys.argv[1:]]
-        parser.save(output)
+        guide.wrap(parser).save(output)
         log_path = output.with_name(output.name + ".log.json")
         from arcwise.io.atomic import atomic_write
 
@@ -132,7 +142,47 @@ def register(app: typer.Typer) -> None:
         print(tree_summary(log), file=sys.stderr)
 
 
-def _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed):
+class Guide:
+    """What --guide adds to training: the guide's trees, and the wrapping of the result."""
+
+    def __init__(self, model=None, folds: int = 2, trees=None, dev_trees=None):
+        self.model, self.folds = model, folds
+        self.training_options = ({} if model is None else
+                                 {"guide": trees, "dev_guide": dev_trees})
+
+    def wrap(self, parser):
+        """The parser to save: the trained one, or it with its guide (one model file)."""
+        if self.model is None:
+            return parser
+        from arcwise.stacking import GuidedParser
+
+        return GuidedParser(self.model, parser, self.folds)
+
+
+def guided_by(guide_path, folds, train_sentences, dev) -> Guide:
+    """Load the guide model and jackknife its trees of TRAIN (a line per fold on stderr)."""
+    if guide_path is None:
+        return Guide()
+    import arcwise
+    from arcwise.stacking import jackknife, parsed
+
+    model = arcwise.load(guide_path)
+    if getattr(model, "guided", False) or not hasattr(model, "hyperparameters"):
+        raise ArcwiseError(f"{guide_path}: a guided model cannot guide another parser")
+
+    def progress(k: int, total: int) -> None:
+        print(f"guide {model.system}: fold {k}/{total} annotated by a guide retrained on the "
+              "other folds", file=sys.stderr, flush=True)
+
+    try:
+        trees = jackknife(model, train_sentences, folds, dev, progress)
+    except ValueError as error:
+        raise ArcwiseError(str(error)) from None
+    return Guide(model, folds, trees, parsed(model, dev) if dev else None)
+
+
+def _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed,
+                        guide: Guide):
     """`arcwise train --system mst`: the graph-based parser of the 2011 paper."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -157,12 +207,12 @@ def _train_graph_parser(train_sentences, dev, output, order, decoder, update, ep
         try:
             parser, log = train_graph_parser(
                 train_sentences, dev, order=order, decoder=decoder, epochs=epochs,
-                update_rule=update, seed=seed, progress=progress,
+                update_rule=update, seed=seed, progress=progress, **guide.training_options,
             )
         except ValueError as error:
             raise ArcwiseError(str(error)) from None
     parser.command_line = ["arcwise", *sys.argv[1:]]
-    parser.save(output)
+    guide.wrap(parser).save(output)
     log_path = output.with_name(output.name + ".log.json")
     with atomic_write(log_path) as out:
         json.dump({"system": "mst", "hyperparameters": parser.hyperparameters, "epochs": log},

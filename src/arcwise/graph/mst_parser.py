@@ -45,6 +45,7 @@ UPDATES = ("mira", "perceptron")
 DEFAULT_BUCKETS = 2**23
 DEFAULT_EPOCHS = 10
 SYSTEM = "mst"
+SAVED_ARRAYS = {"arc_weights": ("<f4", (None,)), "label_weights": ("<f4", (None, None))}
 
 
 class GraphSentence:
@@ -279,18 +280,24 @@ class GraphParser:
             "command_line": self.command_line,
         }
 
+    def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """What the model file holds: (arrays, metadata)."""
+        return {"arc_weights": self.weights, "label_weights": self.label_weights}, self.meta()
+
     def save(self, path: str | os.PathLike) -> None:
         """Write the model file (averaged weights, labeler weights, metadata), atomically."""
-        modelfile.save(path, {"arc_weights": self.weights, "label_weights": self.label_weights},
-                       self.meta())
+        modelfile.save(path, *self.saved())
 
     @classmethod
     def load(cls, path: str | os.PathLike, mapped: bool = False) -> GraphParser:
-        source = os.fspath(path)
-        arrays, meta = modelfile.load(
-            path, {"arc_weights": ("<f4", (None,)), "label_weights": ("<f4", (None, None))},
-            mapped=mapped,
-        )
+        """A parser from a model file; any problem with the file is an `ArcwiseError`."""
+        return cls.from_saved(*modelfile.load(path, mapped=mapped), os.fspath(path))
+
+    @classmethod
+    def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any],
+                   source: str) -> GraphParser:
+        """A parser from a model file's (arrays, metadata); `source` names it in errors."""
+        modelfile.check_arrays(arrays, SAVED_ARRAYS, source)
         try:
             if meta["system"] != SYSTEM:
                 raise ArcwiseError(f"{source}: not a graph-based model ({meta['system']})")

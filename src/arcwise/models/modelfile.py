@@ -141,7 +141,15 @@ def load(
             name: _guarded(source, _read_array, zf, name, spec, source, mapped)
             for name, spec in meta["arrays"].items()
         }
-    for name, (dtype, shape) in (expected or {}).items():
+    check_arrays(arrays, expected or {}, source)
+    return arrays, meta
+
+
+def check_arrays(arrays: Mapping[str, np.ndarray],
+                 expected: Mapping[str, tuple[str, tuple[int | None, ...]]], source: str) -> None:
+    """ArcwiseError unless every expected array is there with its dtype and shape
+    ({name: (dtype, shape)}, None in a shape meaning any size)."""
+    for name, (dtype, shape) in expected.items():
         array = arrays.get(name)
         if array is None:
             raise ArcwiseError(f"{source}: model file has no array {name!r}")
@@ -150,7 +158,6 @@ def load(
                 f"{source}: array {name!r} is {array.dtype.str}{list(array.shape)}, "
                 f"expected {np.dtype(dtype).str}{list(shape)}"
             )
-    return arrays, meta
 
 
 def read_meta(path: str | os.PathLike) -> dict[str, Any]:
