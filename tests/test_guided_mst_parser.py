@@ -3,10 +3,6 @@ parser's trees through Table 5's guide features -- guided by the gold trees it l
 to copy them; a guided model needs guide trees and an unguided one refuses them; model
 files keep the guidance; unguided features are those of the plain parser."""
 
-import itertools
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -16,10 +12,9 @@ from arcwise.graph import arc_features as af
 from arcwise.graph.mst_parser import GraphParser, train_graph_parser
 from arcwise.io import conllu
 from arcwise.io.conllu import with_tree
+from tests.ewt import NO_JIT, train_and_dev
 from tests.test_guided_transition_parser import shifted
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
-NO_JIT = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 N_TRAIN, N_DEV, EPOCHS = (6, 4, 1) if NO_JIT else (200, 100, 3)
 SMALL = {"buckets": 2**18, "label_buckets": 2**14, "labeler_iterations": 30}
 # Features of the first dev arc as the parser computed them before guide features existed
@@ -29,9 +24,7 @@ ARC_AND_LABEL_COUNTS, ARC_AND_LABEL_SUMS = (168, 48), (21902002, 415315)
 
 @pytest.fixture(scope="module")
 def data():
-    train_sentences = list(itertools.islice(conllu.read(DATA / "train.conllu.gz"), N_TRAIN))
-    dev_sentences = list(itertools.islice(conllu.read(DATA / "dev.conllu.gz"), N_DEV))
-    return train_sentences, dev_sentences
+    return train_and_dev(N_TRAIN, N_DEV)
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,6 @@ model needs guide trees and an unguided one refuses them; model files keep the g
 features."""
 
 import dataclasses
-import itertools
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,18 +15,15 @@ from arcwise.io.conllu import with_tree
 from arcwise.eval.metrics import evaluate
 from arcwise.parse import Parser
 from arcwise.train import train
+from tests.ewt import NO_JIT, train_and_dev
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
-NO_JIT = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 N_TRAIN, N_DEV, EPOCHS = (6, 4, 1) if NO_JIT else (300, 200, 2)
 SMALL = {"transition_buckets": 2**18, "label_buckets": 2**14}
 
 
 @pytest.fixture(scope="module")
 def data():
-    train_sentences = list(itertools.islice(conllu.read(DATA / "train.conllu.gz"), N_TRAIN))
-    dev_sentences = list(itertools.islice(conllu.read(DATA / "dev.conllu.gz"), N_DEV))
-    return train_sentences, dev_sentences
+    return train_and_dev(N_TRAIN, N_DEV)
 
 
 def uas_las(parser, gold, guide=None):

@@ -2,8 +2,6 @@
 model file, `arcwise.load` and the command line."""
 
 import itertools
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,9 +14,8 @@ from arcwise.io import conllu
 from arcwise.parse import Parser
 from arcwise.stacking import GuidedParser, folds_of, jackknife, train_guided
 from arcwise.train import train
+from tests.ewt import DATA, NO_JIT, train_and_dev
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
-NO_JIT = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 N_TRAIN, N_DEV = (8, 4) if NO_JIT else (60, 30)
 SMALL = {"transition_buckets": 2**16, "label_buckets": 2**12}
 SMALL_MST = {"buckets": 2**16, "label_buckets": 2**12, "labeler_iterations": 10}
@@ -26,9 +23,7 @@ SMALL_MST = {"buckets": 2**16, "label_buckets": 2**12, "labeler_iterations": 10}
 
 @pytest.fixture(scope="module")
 def data():
-    train_sentences = list(itertools.islice(conllu.read(DATA / "train.conllu.gz"), N_TRAIN))
-    dev_sentences = list(itertools.islice(conllu.read(DATA / "dev.conllu.gz"), N_DEV))
-    return train_sentences, dev_sentences
+    return train_and_dev(N_TRAIN, N_DEV)
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,6 @@ Without JIT (NUMBA_DISABLE_JIT=1) the same code runs on a few sentences for
 one epoch; the accuracy test needs the compiled loops and is skipped."""
 
 import itertools
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,9 +20,8 @@ from arcwise.systems import state as st
 from arcwise.train import score_parser, train
 from arcwise.trees.projectivity import is_projective, is_well_formed, nonprojective_arcs
 from arcwise.trees.pseudoprojective import LIFTED, deprojectivize
+from tests.ewt import DATA, NO_JIT, train_and_dev
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
-NO_JIT = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 N_TRAIN, N_DEV, EPOCHS = (6, 4, 1) if NO_JIT else (300, 200, 2)
 SMALL = {"transition_buckets": 2**18, "label_buckets": 2**14}
 SETUPS = {
@@ -35,9 +32,7 @@ SETUPS = {
 
 @pytest.fixture(scope="module")
 def data():
-    train_sentences = list(itertools.islice(conllu.read(DATA / "train.conllu.gz"), N_TRAIN))
-    dev_sentences = list(itertools.islice(conllu.read(DATA / "dev.conllu.gz"), N_DEV))
-    return train_sentences, dev_sentences
+    return train_and_dev(N_TRAIN, N_DEV)
 
 
 @pytest.fixture(scope="module")
