@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from arcwise import systems
+from arcwise.systems import state as st
 from tests.reference import exhaustive
 from tests.reference.random_trees import random_walk, reachable_configurations, trees
 from tests.test_arc_eager import APPLE, examples, follow_static, is_forest, zero_cost
@@ -129,3 +130,18 @@ def test_random_walks_terminate_in_forests(n, seed):
     c = random_walk(ts, n, np.random.default_rng(seed), 2 * n + 1)
     assert ts.is_terminal(c)
     assert is_forest(ts.heads(c))
+
+
+def test_reduce_labels_the_arc_it_adds_and_only_that_arc():
+    ts = systems.get("arc-eager-nm")
+    c = ts.initial(4)  # "She ate apples today", gold [-1, 2, 0, 2, 2]
+    c = ts.apply(c, "shift")
+    c = ts.apply(c, "left-arc", 3)
+    c = ts.apply(c, "right-arc", 5)
+    c = ts.apply(c, "shift")
+    c = ts.apply(c, "reduce", 7)  # headless apples: the arc ate -> apples gets label 7
+    labels = lambda c: [int(x) for x in st.region(c.state, st.LABELS)]  # noqa: E731
+    assert ts.heads(c)[3] == 2 and labels(c)[3] == 7
+    before = labels(c)
+    c = ts.apply(c, "reduce", 9)  # ate has a head: nothing is added, no label changes
+    assert labels(c) == before

@@ -358,3 +358,15 @@ def test_failed_parse_file_leaves_no_output(trained, data, dev_file, tmp_path):
         parser.parse_file(dev_file, out, progress=interrupt, batch_sentences=2)
     assert out.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.conllu", "out.conllu"]
+
+
+def test_arcs_added_by_a_nonmonotonic_reduce_are_labeled(data):
+    # arc-eager-nm's REDUCE attaches a headless top to the word below it; that
+    # arc needs a label like any other, not the fallback label of root words
+    train_sentences, dev_sentences = data
+    parser, _ = train("arc-eager-nm", train_sentences, dev_sentences, oracle="dynamic",
+                      epochs=EPOCHS, seed=1, **SMALL)
+    inner = [label for head, deprel in parser.parse(dev_sentences)
+             for h, label in zip(head[1:], deprel[1:]) if h != 0]
+    assert inner
+    assert sum(label == parser.root_label for label in inner) / len(inner) < 0.02

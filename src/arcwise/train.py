@@ -145,8 +145,16 @@ def train_sentence(
             target = labeled_class(
                 system_id, state, scratch, action, gold_label, first_class, takes_label
             )
+        # a labeled transition that adds no arc here (arc-eager-nm's REDUCE of a
+        # headed word) has no label to learn: any of its labels is the target
+        adds_arc = True
+        if target != predicted and class_label[target] >= 0:
+            adds_arc = arc_dependent(system_id, state, scratch, class_transition[target]) > 0
+            if not adds_arc and class_transition[target] == class_transition[predicted]:
+                target = predicted
         if target != predicted:
-            pc.update(weights, totals, features, label_features, target, predicted, step)
+            pc.update(weights, totals, features, label_features, target, predicted, step,
+                      adds_arc)
             updates += 1
         step += 1
         configurations += 1

@@ -316,11 +316,12 @@ def best_class(weights, features, label_features, legal, scores):
 
 
 @njit(cache=True)
-def update(weights, totals, features, label_features, gold, predicted, step):
+def update(weights, totals, features, label_features, gold, predicted, step, learn_label=True):
     """The perceptron updates of the two decisions, toward class gold from class predicted.
 
     Transition: if the transitions of gold and predicted differ, W_T += φ(gold
-    transition) - φ(predicted transition).  Label: if gold is an arc, the
+    transition) - φ(predicted transition).  Label: if gold is an arc (and
+    learn_label: False where gold's transition adds no arc here), the
     labeler learns it -- W_L += φ(gold label) - φ(its own label) for gold's arc
     transition, when they differ.  Its own label is predicted's when predicted
     has gold's transition (as `best_class` returns it), else its best label
@@ -341,7 +342,7 @@ def update(weights, totals, features, label_features, gold, predicted, step):
             weights.transition[b, pred_t] -= 1
             totals.transition[b, gold_t] += step
             totals.transition[b, pred_t] -= step
-    if gold < n_unlabeled:
+    if gold < n_unlabeled or not learn_label:
         return
     arc = (gold - n_unlabeled) // n_labels
     first = n_unlabeled + arc * n_labels

@@ -12,8 +12,9 @@ Arc-eager (`arcwise.systems.arc_eager`) with two transitions relaxed:
 SHIFT and RIGHT-ARC are those of arc-eager.  As in arc-eager here, root 0
 starts on the stack and the configuration is terminal when the buffer is
 empty (words left headless count as attached to 0), so the paper's
-end-of-sentence Reduces are not needed.  The arc REDUCE adds is unlabeled
-(label -1): REDUCE is not a labeled action.
+end-of-sentence Reduces are not needed.  REDUCE is a labeled action: the
+label names the arc it adds to a headless top and is ignored otherwise (a
+REDUCE that adds no arc teaches the labeler nothing, `arcwise.train`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from arcwise.systems.base import SystemKernels, kernels_of_module
 
 SHIFT, LEFT_ARC, RIGHT_ARC, REDUCE = ae.SHIFT, ae.LEFT_ARC, ae.RIGHT_ARC, ae.REDUCE
 ACTIONS = ae.ACTIONS[:4]
-LABELED = ae.LABELED[:4]
+LABELED = (False, True, True, True)  # REDUCE may add an arc
 
 initial = ae.initial
 is_terminal = ae.is_terminal
@@ -56,7 +57,7 @@ def apply(state, action, label):
     else:  # REDUCE
         i = st.stack_pop(state, st.STACK)
         if st.head_of(state, i) == -1:
-            st.set_arc(state, st.stack_get(state, st.STACK, 0), i, -1)
+            st.set_arc(state, st.stack_get(state, st.STACK, 0), i, label)
     state[st.PREVIOUS] = action
 
 
