@@ -92,6 +92,7 @@ class Table:
     title: str
     columns: tuple[tuple[str, str], ...]  # (header, config name)
     published: str  # the paper's figures, markdown
+    contrasts: tuple[tuple[str, str], ...] = ()  # (config A, config B): does A beat B?
 
 
 PAPER_2017_TABLE_3 = """\
@@ -167,28 +168,39 @@ TABLES = (
           (("static", "covington:static"), ("dynamic", "covington:dynamic"),
            ("nm lower", "covington-nm:lower"), ("nm pc-upper", "covington-nm:pc-upper"),
            ("nm upper", "covington-nm:upper")),
-          PAPER_2017_TABLE_3),
+          PAPER_2017_TABLE_3,
+          (("covington:dynamic", "covington:static"),
+           *((f"covington-nm:{b}", "covington:dynamic") for b in ("lower", "pc-upper", "upper")))),
     Table("2-Planar: static vs dynamic, arc-hybrid+swap beside it (2018 paper, Tables 1 and 2)",
           (("2-planar static", "two-planar:static"), ("2-planar dynamic", "two-planar:dynamic"),
            ("swap static", "arc-hybrid+swap:static"),
            ("swap static-dynamic", "arc-hybrid+swap:dynamic")),
-          PAPER_2018_TABLE_1),
+          PAPER_2018_TABLE_1,
+          (("two-planar:dynamic", "two-planar:static"),
+           ("arc-hybrid+swap:dynamic", "arc-hybrid+swap:static"),
+           ("two-planar:dynamic", "arc-hybrid+swap:dynamic"))),
     Table("Arc-eager with buffer transitions, static oracle (2012 paper, Tables 1 and 6)",
           (("NE", "arc-eager:static"), ("+LBA", "arc-eager+lba:static"),
            ("+RBA", "arc-eager+rba:static"), ("+LNBA", "arc-eager+lnba:static"),
            ("+RNBA", "arc-eager+rnba:static"),
            ("pseudo-proj.", "arc-eager:static:pseudo-projective")),
-          PAPER_2012_TABLES_1_6),
+          PAPER_2012_TABLES_1_6,
+          tuple((f"arc-eager+{t}:static", "arc-eager:static") for t in ("lba", "rba", "lnba", "rnba"))
+          + (("arc-eager:static:pseudo-projective", "arc-eager:static"),)),
     Table("Arc-eager with buffer transitions, dynamic oracle",
           (("NE", "arc-eager:dynamic"), ("+LBA", "arc-eager+lba:dynamic"),
            ("+RBA", "arc-eager+rba:dynamic"), ("+LNBA", "arc-eager+lnba:dynamic"),
            ("+RNBA", "arc-eager+rnba:dynamic")),
-          ""),
+          "",
+          tuple((f"arc-eager+{t}:dynamic", "arc-eager:dynamic")
+                for t in ("lba", "rba", "lnba", "rnba"))),
     Table("Other systems",
           (("arc-hybrid static", "arc-hybrid:static"), ("arc-hybrid dynamic", "arc-hybrid:dynamic"),
            ("arc-eager-nm static", "arc-eager-nm:static"),
            ("arc-eager-nm dynamic", "arc-eager-nm:dynamic")),
-          ""),
+          "",
+          (("arc-hybrid:dynamic", "arc-hybrid:static"), ("arc-eager-nm:dynamic", "arc-eager-nm:static"),
+           ("arc-eager-nm:dynamic", "arc-eager:dynamic"))),
 )
 
 
@@ -254,6 +266,7 @@ def run_cell(cell: Cell) -> dict:
         "epoch_seconds": [e["seconds"] for e in log["epochs"]],
         "parse_sentences_per_second": round(len(test) / parse_seconds, 1),
         "host": platform.node(),
+        "git": report.git_revision(),
         "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
     }
 
@@ -386,6 +399,23 @@ def table_markdown(table: Table, treebanks: list[str], scores: dict) -> str | No
     return "\n".join(lines)
 
 
+def contrasts_markdown(table: Table, treebanks: list[str], scores: dict) -> str | None:
+    """One line per contrast of the table: on how many treebanks A beats B, and by how much."""
+    lines = []
+    for a, b in table.contrasts:
+        both = [t for t in treebanks if (t, a) in scores and (t, b) in scores]
+        if not both:
+            continue
+        parts = []
+        for metric in ("uas", "las"):
+            deltas = [scores[(t, a)][metric] - scores[(t, b)][metric] for t in both]
+            wins = sum(d > 0 for d in deltas)
+            parts.append(f"{metric.upper()} on {wins} of {len(both)} "
+                         f"(mean {statistics.mean(deltas):+.2f})")
+        lines.append(f"- `{a}` beats `{b}`: " + "; ".join(parts))
+    return "\n".join(["Here:", *lines]) if lines else None
+
+
 def write_report(path: Path, results: list[dict], treebanks: dict[str, tuple[str, str, str]],
                  args: argparse.Namespace, command: str, with_pseudo_projective: bool) -> None:
     """The accuracy section of RESULTS.md: the setting, our tables beside the papers', every cell."""
@@ -401,8 +431,14 @@ def write_report(path: Path, results: list[dict], treebanks: dict[str, tuple[str
         "2012, a BiLSTM in 2018); we use the UD treebanks in `../shared/data/ud` and an averaged "
         "perceptron, so compare patterns (which oracle or transition helps), not numbers.",
         "",
-        f"- Command: `{command}`",
+        f"- Command of the last run: `{command}` (a run trains only the cells not yet in "
+        "`bench/results/accuracy`)",
         f"- {report.provenance()}",
+        f"- The {len(results)} cells finished between {min(r['finished'] for r in results)} and "
+        f"{max(r['finished'] for r in results)}"
+        + (f", at git {', '.join(sorted({r['git'] for r in results if 'git' in r}))} "
+           "(cells without a recorded revision: the run of 2026-11-24)"
+           if any('git' in r for r in results) else "") + ".",
         f"- Training: `arcwise.train.train`, {args.epochs} epochs, the epoch with the best dev "
         f"LAS kept; dynamic oracles explore from the 2nd epoch with p = 0.9; seeds "
         f"{', '.join(map(str, seeds)) or '–'} (scores are their mean); train sentences: "
@@ -422,6 +458,9 @@ def write_report(path: Path, results: list[dict], treebanks: dict[str, tuple[str
         ours = table_markdown(table, names, scores)
         out += ["", f"### {table.title}", ""]
         out.append(ours if ours else "No results yet.")
+        contrasts = contrasts_markdown(table, names, scores)
+        if contrasts:
+            out += ["", contrasts]
         if table.published:
             out += ["", table.published.rstrip()]
     out += ["", "### Every cell", "",
