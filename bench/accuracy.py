@@ -399,15 +399,13 @@ def table_markdown(table: Table, treebanks: list[str], scores: dict) -> str | No
     return "\n".join(lines)
 
 
-def _contrast(a: str, b: str, treebanks: list[str], scores: dict) -> str | None:
-    """On how many treebanks config a beats config b, and the mean difference, UAS and LAS."""
-    both = [t for t in treebanks if (t, a) in scores and (t, b) in scores]
-    if not both:
-        return None
+def _contrast(a: str, b: str, treebanks: list[str], scores: dict) -> str:
+    """On how many of the treebanks (each scored for both) config a beats config b, and
+    the mean difference, UAS and LAS."""
     parts = []
     for metric in ("uas", "las"):
-        deltas = [scores[(t, a)][metric] - scores[(t, b)][metric] for t in both]
-        parts.append(f"{metric.upper()} on {sum(d > 0 for d in deltas)} of {len(both)} "
+        deltas = [scores[(t, a)][metric] - scores[(t, b)][metric] for t in treebanks]
+        parts.append(f"{metric.upper()} on {sum(d > 0 for d in deltas)} of {len(treebanks)} "
                      f"(mean {statistics.mean(deltas):+.2f})")
     return "; ".join(parts)
 
@@ -417,17 +415,17 @@ def contrasts_markdown(table: Table, treebanks: list[str], scores: dict,
     """One line per contrast of the table: on how many treebanks A beats B, and by how much;
     where both have run with more seeds than the tables show (every_seed: the cells of
     any seed), the same over the mean of the seeds both have on every treebank."""
+    def seeds(treebank: str, config: str) -> set[int]:
+        return {r["cell"]["seed"] for r in every_seed
+                if r["cell"]["treebank"] == treebank and r["cell"]["config"]["name"] == config}
+
     lines = []
     for a, b in table.contrasts:
-        line = _contrast(a, b, treebanks, scores)
-        if line is None:
-            continue
-        lines.append(f"- `{a}` beats `{b}`: {line}")
         compared = [t for t in treebanks if (t, a) in scores and (t, b) in scores]
-        seeds_of = {(t, c): {r["cell"]["seed"] for r in every_seed
-                             if r["cell"]["treebank"] == t and r["cell"]["config"]["name"] == c}
-                    for t in compared for c in (a, b)}
-        common = set.intersection(*(seeds_of[(t, a)] & seeds_of[(t, b)] for t in compared))
+        if not compared:
+            continue
+        lines.append(f"- `{a}` beats `{b}`: {_contrast(a, b, compared, scores)}")
+        common = set.intersection(*(seeds(t, a) & seeds(t, b) for t in compared))
         if len(common) > 1 and common != shown_seeds:
             line = _contrast(a, b, compared, scores_by_cell(
                 [r for r in every_seed if r["cell"]["seed"] in common]))
@@ -457,8 +455,8 @@ def write_report(path: Path, results: list[dict], treebanks: dict[str, tuple[str
         f"- The {len(results)} cells finished between {min(r['finished'] for r in results)} and "
         f"{max(r['finished'] for r in results)}"
         + (f", at git {', '.join(sorted({r['git'] for r in results if 'git' in r}))} "
-           "(cells without a recorded revision: the run of 2026-11-24)"
-           if any('git' in r for r in results) else "") + ".",
+           f"({sum('git' not in r for r in results)} cells trained before revisions were "
+           "recorded)" if any('git' in r for r in results) else "") + ".",
         f"- Training: `arcwise.train.train`, {args.epochs} epochs, the epoch with the best dev "
         f"LAS kept; dynamic oracles explore from the 2nd epoch with p = 0.9; seeds "
         f"{', '.join(map(str, seeds)) or '–'} (scores are their mean); train sentences: "

@@ -109,6 +109,18 @@ def seconds(result: dict) -> str:
                                               "transition_guided"))
 
 
+def row(label: str, las: dict, marks: tuple[str, str] = ("", ""), seconds: str = "") -> str:
+    """One line of the table: LAS of the four parsers (guided ones with their difference
+    and significance marks), of the two oracles, and the training seconds."""
+    def guided(base: str, mark_: str) -> str:
+        return f"{las[base + '_guided']:.2f} ({las[base + '_guided'] - las[base]:+.2f}{mark_})"
+
+    return (f"| {label} | {las['mst']:.2f} | {guided('mst', marks[0])} "
+            f"| {las['transition']:.2f} | {guided('transition', marks[1])} "
+            f"| {las['oracle-graph']:.2f} | {las['oracle-arc']:.2f} |"
+            + (f" {seconds} |" if seconds else " |"))
+
+
 def table(results: list[dict]) -> str:
     """Table 6 of the 2011 paper: base and guided LAS, differences with significance marks."""
     system = results[0]["transition_system"] if results else "transition"
@@ -116,22 +128,12 @@ def table(results: list[dict]) -> str:
              f"| oracle graph | oracle arcs | train s (MST, guided MST, {system}, guided) |",
              "|---|--:|--:|--:|--:|--:|--:|--:|"]
     for r in results:
-        las, p = r["las"], r["p_values"]
-        lines.append(
-            f"| {r['treebank']} | {las['mst']:.2f} "
-            f"| {las['mst_guided']:.2f} ({las['mst_guided'] - las['mst']:+.2f}{mark(p['mst'])}) "
-            f"| {las['transition']:.2f} | {las['transition_guided']:.2f} "
-            f"({las['transition_guided'] - las['transition']:+.2f}{mark(p['transition'])}) "
-            f"| {las['oracle-graph']:.2f} | {las['oracle-arc']:.2f} "
-            f"| {seconds(r)} |")
+        p = r["p_values"]
+        lines.append(row(r["treebank"], r["las"], (mark(p["mst"]), mark(p["transition"])),
+                         seconds(r)))
     if results:
         mean = {k: statistics.mean(r["las"][k] for r in results) for k in results[0]["las"]}
-        lines.append(
-            f"| **average** | {mean['mst']:.2f} | {mean['mst_guided']:.2f} "
-            f"({mean['mst_guided'] - mean['mst']:+.2f}) | {mean['transition']:.2f} "
-            f"| {mean['transition_guided']:.2f} "
-            f"({mean['transition_guided'] - mean['transition']:+.2f}) "
-            f"| {mean['oracle-graph']:.2f} | {mean['oracle-arc']:.2f} | |")
+        lines.append(row("**average**", mean))
     return "\n".join(lines)
 
 

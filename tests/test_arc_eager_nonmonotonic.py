@@ -132,6 +132,10 @@ def test_random_walks_terminate_in_forests(n, seed):
     assert is_forest(ts.heads(c))
 
 
+def labels(c) -> list[int]:
+    return [int(x) for x in st.region(c.state, st.LABELS)]
+
+
 def test_reduce_labels_the_arc_it_adds_and_only_that_arc():
     ts = systems.get("arc-eager-nm")
     c = ts.initial(4)  # "She ate apples today", gold [-1, 2, 0, 2, 2]
@@ -140,7 +144,6 @@ def test_reduce_labels_the_arc_it_adds_and_only_that_arc():
     c = ts.apply(c, "right-arc", 5)
     c = ts.apply(c, "shift")
     c = ts.apply(c, "reduce", 7)  # headless apples: the arc ate -> apples gets label 7
-    labels = lambda c: [int(x) for x in st.region(c.state, st.LABELS)]  # noqa: E731
     assert ts.heads(c)[3] == 2 and labels(c)[3] == 7
     before = labels(c)
     c = ts.apply(c, "reduce", 9)  # ate has a head: nothing is added, no label changes
