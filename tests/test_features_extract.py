@@ -11,7 +11,7 @@ from hypothesis import strategies as hs
 
 from arcwise import systems
 from arcwise.features.addresses import IL, IR, N_BASES, base_positions
-from arcwise.features.extract import extract, new_outputs
+from arcwise.features.extract import extract, head_place, new_outputs
 from arcwise.features.templates import BASES_OF, MOVES, compile_table, default_table
 from arcwise.features.words import WORD_COLUMNS
 from arcwise.systems import ids
@@ -36,7 +36,7 @@ def every_move_and_atom(system: str) -> str:
     """A table using every base position, move and atom of a system, and chained moves."""
     lines = []
     for base in BASES_OF[ids.system_id(system)]:
-        lines += [f"{base}.wpxml", f"{base}.dv_lv_rs_ls_r @label", f"{base}.lcsfshgdglga"]
+        lines += [f"{base}.wpxml", f"{base}.dv_lv_rs_ls_r @label", f"{base}.lcsfshgdglgahr"]
         lines += [f"{base}.{move}.wl" for move in MOVES]
         lines += [f"{base}.l.r'.p", f"{base}.h.l2.ps_r", f"{base}.r.h2.x + {base}.w"]
     return "\n".join(lines)
@@ -114,6 +114,23 @@ def test_covington_base_positions_by_hand():
     assert positions[[IL, IR]].tolist() == [-1, -1]
 
 
+def test_head_place_tells_where_the_arc_an_arc_transition_would_replace_comes_from():
+    ts = systems.get("covington-nm")
+    c = ts.initial(5)
+    for action in ["shift", "right-arc", "shift", "no-arc", "shift", "left-arc"]:
+        c = ts.apply(c, action, 0 if action in ("left-arc", "right-arc") else -1)
+    # arcs 1 -> 2 and 4 -> 3; L0 = 2, R0 = 4, IL = 3, L1 = 1
+    heads = c.system.heads(c)
+    places = [head_place(heads[w], 2, 4) for w in (2, 4, 3, 1)]
+    assert places == [2, 0, 5, 0]  # left of L0, none, R0, none
+    assert [head_place(h, 2, 4) for h in (0, 2, 3, 5)] == [1, 3, 4, 6]  # root, L0, between, beyond
+    table = compile_table("L0.hr\nR0.hr\nIL.hr\nL1.hr\nL0.hr + R0.hr", "covington-nm")
+    columns = random_columns(5, np.random.default_rng(0))
+    out_t, _ = compiled("covington-nm", c, table, columns)
+    assert out_t.tolist() == ref.features(c, table.templates, columns)
+    assert len(set(out_t[:4].tolist())) == 4  # distinct templates hash apart
+
+
 def test_missing_words_still_fire_with_distinct_values():
     system = "covington"
     table = compile_table("L0.w\nR0.w\nL0.w + R0.w", system)
@@ -126,7 +143,7 @@ def test_missing_words_still_fire_with_distinct_values():
 DETERMINISM = """
 import numpy as np
 from arcwise import systems
-from arcwise.features.extract import extract, new_outputs
+from arcwise.features.extract import extract, head_place, new_outputs
 from arcwise.features.templates import default_table
 from arcwise.systems import ids
 table = default_table("{system}", guided=True)

@@ -62,6 +62,12 @@ COVINGTON_ADDITIONS = [
     # surrounding PoS of the arc: the inner neighbours IL = L0 + 1, IR = R0 - 1
     "L0.p + IL.p + R0.p", "L0.p + IR.p + R0.p", "L0.p + IL.p + IR.p + R0.p",
     "L1.p + L0.p + IR.p + R0.p", "L1.p + L0.p + R0.p + R1.p", "L0.p + IL.p + R0.p + R1.p",
+    # the arcs an arc transition would replace: hr = place of the current head
+    "L0.hr + R0.hr", "L0.p + L0.hr + R0.p", "L0.p + R0.p + R0.hr", "L0.h.p + L0.hr + R0.p",
+    "L0.p + R0.h.p + R0.hr", "L0.p + R0.p + R0.h.p", "L0.h.l + L0.p + R0.p",
+    "L0.p + R0.p + R0.h.l", "L0.h.p + L0.l + L0.p + R0.p", "L0.h.p + L0.hr + L0.p + R0.p",
+    "L0.p + R0.p + R0.h.p + R0.l", "L0.h.w + L0.p + R0.p", "L0.p + R0.p + R0.h.w",
+    "L0.h.p + L0.w + R0.w",
 ]  # fmt: skip
 
 
@@ -84,7 +90,7 @@ def test_bundled_tables_compile_and_feed_the_labeler():
         assert table.program.template_seed.dtype == np.uint64
         assert len(set(table.program.template_seed.tolist())) == table.n_features
         counts[name] = (table.n_features, table.n_label_features)
-    assert counts["covington"] == (115, 115)
+    assert counts["covington"] == (129, 129)
     assert counts["arc-eager"] == (122, 122)
     assert counts["arc-hybrid"] == (128, 128)
     assert counts["two-planar"] == (120, 120)

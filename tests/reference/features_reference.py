@@ -78,12 +78,33 @@ def label_set_hash(labels) -> int:
     return int(h)
 
 
+def focus_pair(positions) -> tuple[int | None, int | None]:
+    """The system's two focus words: (L0, R0) for Covington, else (S0, B0)."""
+    if "L0" in positions:
+        return positions["L0"], positions["R0"]
+    return positions["S0"], positions["B0"]
+
+
+def head_place_value(head: int, positions) -> int:
+    """Where a word's head lies relative to the focus words + 2: 2 none, 3 the root,
+    4 left of the left one, 5 it, 6 between, 7 the right one, 8 beyond."""
+    left, right = focus_pair(positions)
+    if head == -1:
+        return 2
+    if head == 0:
+        return 3
+    if left is not None and head < left:
+        return 4
+    if head == left:
+        return 5
+    if right is None or head < right:
+        return 6
+    return 7 if head == right else 8
+
+
 def guide_arc_value(positions, guide_head) -> int:
     """The guide arc between the focus words + 2: 3 left -> right, 4 right -> left, 5 none."""
-    if "L0" in positions:
-        left, right = positions["L0"], positions["R0"]
-    else:
-        left, right = positions["S0"], positions["B0"]
+    left, right = focus_pair(positions)
     if left is None or right is None:
         return 2
     if guide_head[right] == left:
@@ -135,6 +156,8 @@ def features(c: Configuration, templates: tuple[Template, ...], columns: dict) -
             return 2 if g < 0 else 3 if g == 0 else 4 if g < w else 5
         if name == "ga":
             return guide_arc_value(positions, columns["guide_head"])
+        if name == "hr":
+            return head_place_value(heads[w], positions)
         if name == "l":
             return labels[w] + 2
         if name == "d":

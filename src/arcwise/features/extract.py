@@ -13,7 +13,8 @@ that does not exist (the feature still fires, with that value), else the id
 + 2 (form, tags, FEATS, derived form strings, guide label, the label with -1
 = no arc, valencies), the signed distance bucket + 8, a hash of the label
 set (labels taken modulo 256, so the set is exact for up to 255 labels), or
-a small code (guide head direction, guide arc between the focus words).
+a small code (guide head direction, guide arc between the focus words, place
+of the word's head relative to them).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from arcwise.features.templates import (
     GUIDE_DIRECTION,
     GUIDE_LABEL,
     HEAD,
+    HEAD_PLACE,
     LABEL,
     LEFT_LABELS,
     LEFT_VALENCY,
@@ -155,6 +157,24 @@ def guide_arc(words, left, right):
 
 
 @njit(cache=True)
+def head_place(head, left, right):
+    """Where a word's current head lies relative to the focus words left < right (-1:
+    missing): 0 no head, 1 the root, 2 left of `left`, 3 `left`, 4 between, 5 `right`,
+    6 right of `right`."""
+    if head == -1:
+        return 0
+    if head == 0:
+        return 1
+    if left != -1 and head < left:
+        return 2
+    if head == left:
+        return 3
+    if right == -1 or head < right:
+        return 4
+    return 5 if head == right else 6
+
+
+@njit(cache=True)
 def extract(system_id, state, program, words, out_transition, out_label):
     """Hash the features of a configuration.
 
@@ -233,6 +253,8 @@ def extract(system_id, state, program, words, out_transition, out_label):
             values[v] = words[w, column.GUIDE_LABEL] + 2
         elif atom == GUIDE_ARC:
             values[v] = guide_arc(words, left, right) + 2
+        elif atom == HEAD_PLACE:
+            values[v] = head_place(state[heads + w], left, right) + 2
 
     width = program.template_values.shape[1]
     for t in range(program.template_values.shape[0]):

@@ -22,7 +22,10 @@ A template is one or more *parts* joined by ``+``; a part is ``ADDRESS.ATOMS``:
   (`arcwise.vocab.form_signature`); for a guided parser (stacking, 2011 paper
   Table 5) ``gd`` the direction of the word's head in the guide tree (left,
   right, root), ``gl`` its guide label, ``ga`` the guide arc between the
-  system's two focus words (left to right, right to left, none).
+  system's two focus words (left to right, right to left, none); ``hr``
+  where the word's current head lies relative to the two focus words (none,
+  the root, left of the left one, it, between, the right one, beyond) -- the
+  arc a non-monotonic transition would replace.
   ``L0.wv_r`` = L0's form and right valency.
 
 A trailing ``@label`` marks a template that also feeds the label scorer.
@@ -76,13 +79,15 @@ MOVE = {name: code for code, name in enumerate(MOVES)}
 # Atoms of a word (p is an alias of u: both are UPOS).
 ATOMS = (
     "w", "u", "x", "m", "l", "d", "v_l", "v_r", "s_l", "s_r", "lc", "sf", "sh", "gd", "gl", "ga",
+    "hr",
 )
 (FORM, UPOS, XPOS, FEATS, LABEL, DISTANCE) = range(6)
 (LEFT_VALENCY, RIGHT_VALENCY, LEFT_LABELS, RIGHT_LABELS) = range(6, 10)
 (LOWER, SUFFIX, SHAPE) = range(10, 13)
 (GUIDE_DIRECTION, GUIDE_LABEL, GUIDE_ARC) = range(13, 16)
+HEAD_PLACE = 16
 ATOM = {name: code for code, name in enumerate(ATOMS)} | {"p": UPOS}
-_ATOM_TOKEN = re.compile(r"v_l|v_r|s_l|s_r|lc|sf|sh|gd|gl|ga|[wpuxmld]")
+_ATOM_TOKEN = re.compile(r"v_l|v_r|s_l|s_r|lc|sf|sh|gd|gl|ga|hr|[wpuxmld]")
 
 MAX_VALUES = 8  # atoms per template, all parts together
 
