@@ -143,7 +143,7 @@ def test_missing_words_still_fire_with_distinct_values():
 DETERMINISM = """
 import numpy as np
 from arcwise import systems
-from arcwise.features.extract import extract, head_place, new_outputs
+from arcwise.features.extract import extract, new_outputs
 from arcwise.features.templates import default_table
 from arcwise.systems import ids
 table = default_table("{system}", guided=True)
