@@ -74,6 +74,7 @@ class Factor:
     # arcs: bin_of(records, tree) -> per-word bin index of the arc HEAD -> word in `tree`
     bin_of: Callable
     optional_bins: tuple[str, ...] = ()  # dropped from the result when empty everywhere
+    ordinal: bool = True  # bins in a meaningful order (a figure draws lines between them)
 
 
 @dataclass
@@ -96,7 +97,7 @@ class FactorResult:
 
     def value(self, metric: str) -> np.ndarray:
         """Percentages (systems, bins) of `metric`."""
-        correct, total = self.counts[_COUNTS[metric][0]], self.counts[_COUNTS[metric][1]]
+        correct, total = (self.counts[key] for key in METRIC_COUNTS[metric])
         return np.where(total > 0, 100.0 * correct / np.maximum(total, 1), 0.0)
 
     def to_dict(self) -> dict:
@@ -107,7 +108,7 @@ class FactorResult:
             for s, name in enumerate(self.names):
                 entry = {}
                 for metric in self.metrics:
-                    c, t = _COUNTS[metric]
+                    c, t = METRIC_COUNTS[metric]
                     entry[metric] = percent(int(self.counts[c][s, j]), int(self.counts[t][s, j]))
                 for key, array in self.counts.items():
                     entry[key] = int(array[s, j])
@@ -119,8 +120,10 @@ class FactorResult:
         return out
 
 
-_COUNTS = {"accuracy": ("correct", "words"), "precision": ("predicted_correct", "predicted"),
-           "recall": ("gold_correct", "gold")}
+# the count arrays behind each metric: (numerator, denominator)
+METRIC_COUNTS = {"accuracy": ("correct", "words"),
+                 "precision": ("predicted_correct", "predicted"),
+                 "recall": ("gold_correct", "gold")}
 
 
 def _fixed(*names: str) -> Callable[[Records], tuple[str, ...]]:
@@ -136,8 +139,16 @@ def _sentence_length_bin(records: Records) -> np.ndarray:
     return np.minimum((records.sentence_length - 1) // 10, 6).astype(np.int32)
 
 
+def _upos_tags(records: Records) -> tuple[str, ...]:
+    """Gold UPOS tags, most frequent first."""
+    words = np.bincount(records.upos, minlength=len(records.upos_names))
+    return tuple(sorted(records.upos_names, key=lambda t: (-words[records.upos_names.index(t)], t)))
+
+
 def _upos_bin(records: Records) -> np.ndarray:
-    return records.upos
+    position = {tag: k for k, tag in enumerate(_upos_tags(records))}
+    lookup = np.array([position[t] for t in records.upos_names] or [-1], dtype=np.int32)
+    return lookup[records.upos]
 
 
 def _upos_class_bin(pronoun_det: bool) -> Callable:
@@ -218,18 +229,18 @@ def factors(pronoun_det: bool = False) -> tuple[Factor, ...]:
         Factor("siblings", "Precision/recall relative to the number of predicted/gold siblings",
                "arcs", _fixed(*map(str, range(10)), ">9"), _siblings_bin),
         Factor("upos", "Accuracy relative to the dependent's UPOS", "accuracy",
-               lambda records: records.upos_names, _upos_bin),
+               _upos_tags, _upos_bin, ordinal=False),
         Factor("upos_class", "Accuracy relative to the dependent's part-of-speech class"
                + (" (pronoun includes DET)" if pronoun_det else ""), "accuracy",
-               _fixed(*UPOS_CLASSES), _upos_class_bin(pronoun_det)),
+               _fixed(*UPOS_CLASSES), _upos_class_bin(pronoun_det), ordinal=False),
         Factor("deprel", "Precision/recall per dependency relation (universal part)", "arcs",
-               _relations, _deprel_bin),
+               _relations, _deprel_bin, ordinal=False),
         Factor("deprel_group", "Precision/recall for root, subject and object relations", "arcs",
-               _fixed(*DEPREL_GROUPS), _deprel_group_bin),
+               _fixed(*DEPREL_GROUPS), _deprel_group_bin, ordinal=False),
         Factor("direction", "Precision/recall of leftward and rightward arcs", "arcs",
-               _fixed("left", "right", "root"), _direction_bin),
+               _fixed("left", "right", "root"), _direction_bin, ordinal=False),
         Factor("projectivity", "Precision/recall of projective and non-projective arcs", "arcs",
-               _fixed("projective", "non-projective"), _projectivity_bin),
+               _fixed("projective", "non-projective"), _projectivity_bin, ordinal=False),
         Factor("long_arcs", f"Precision/recall of arcs longer than {LONG_ARC}", "arcs",
                _fixed("root", f"1-{LONG_ARC}", f">{LONG_ARC}"), _long_arcs_bin),
     )
@@ -359,3 +370,25 @@ def _rows(words, bins_a, bins_b, ok_a, ok_b):
             np.concatenate([ones, zeros_a + 1, zeros_b]),
             np.concatenate([ok_b[both], zeros_a, ok_b[only_b]]),
             np.concatenate([ones, zeros_a, zeros_b + 1]))
+
+
+def label_confusions(records: Records, punct: str = "include", top: int = 20) -> dict:
+    """Per system, the most frequent (gold DEPREL, predicted DEPREL) pairs that differ, as
+    MaltEval's confusion matrix: count, and how many of those words had the right HEAD."""
+    scored = records.scored(punct)
+    size = len(records.labels)
+    out = {}
+    for s, name in enumerate(records.names):
+        tree = records.systems[s]
+        wrong = scored & tree.has_arc & (tree.label != records.gold.label)
+        pair = records.gold.label[wrong].astype(np.int64) * size + tree.label[wrong]
+        head_ok = (tree.head == records.gold.head)[wrong]
+        codes, counts = np.unique(pair, return_counts=True)
+        with_head = np.bincount(np.searchsorted(codes, pair), weights=head_ok,
+                                minlength=len(codes))
+        order = np.lexsort((codes, -counts))[:top]
+        out[name] = [{"gold": records.labels[codes[k] // size],
+                      "predicted": records.labels[codes[k] % size],
+                      "count": int(counts[k]), "head_correct": int(with_head[k])}
+                     for k in order]
+    return out
