@@ -49,7 +49,9 @@ def figure(result: FactorResult):
     for column, metric in enumerate(metrics):
         ax = fig.add_subplot(grid[0, column])
         strip = fig.add_subplot(grid[1, column], sharex=ax)
-        values = result.value(metric)
+        # an empty bin has no value: a gap in the line, not a 0
+        values = np.where(result.counts[METRIC_COUNTS[metric][1]] > 0, result.value(metric),
+                          np.nan)
         total = result.counts["words" if metric == "accuracy" else "gold"][0]
         bars = ax.twinx()
         bars.bar(x, total, color="0.88", width=0.7, zorder=0)
@@ -60,9 +62,11 @@ def figure(result: FactorResult):
         for s, name in enumerate(result.names):
             significant = _significant_for(result, s, metric)
             style = "-" if result.factor.ordinal else "none"
-            line, = ax.plot(x, values[s], linestyle=style, marker=_MARKERS[s % len(_MARKERS)],
+            # categorical bins: systems side by side, so equal values stay visible
+            at = x if result.factor.ordinal else x + 0.12 * (s - (len(result.names) - 1) / 2)
+            line, = ax.plot(at, values[s], linestyle=style, marker=_MARKERS[s % len(_MARKERS)],
                             markerfacecolor="white", label=name)
-            ax.plot(x[significant], values[s][significant], linestyle="none",
+            ax.plot(at[significant], values[s][significant], linestyle="none",
                     marker=_MARKERS[s % len(_MARKERS)], color=line.get_color())
         ax.set_ylabel(f"{metric} (%)")
         ax.set_title(metric.capitalize() if len(metrics) > 1 else result.factor.title,
@@ -82,7 +86,8 @@ def figure(result: FactorResult):
         strip.invert_yaxis()
         strip.set_xticks(x, result.bins, rotation=90 if bins > 12 or not result.factor.ordinal
                          else 0, fontsize="small")
-        strip.set_xlabel(f"p < {SIGNIFICANT} (stratified shuffling)", fontsize="x-small")
+        strip.set_xlabel(f"dots, filled markers: p < {SIGNIFICANT} (stratified shuffling)",
+                         fontsize="x-small")
         ax.tick_params(axis="x", labelbottom=False)
         ax.set_xlim(-0.6, bins - 0.4)
     if len(metrics) > 1:
@@ -184,10 +189,11 @@ def _p_cell(p: float) -> str:
 def _factor_table(result: FactorResult) -> str:
     names = [html.escape(n) for n in result.names]
     pairs = list(combinations(range(len(names)), 2))
+    short = {"accuracy": "acc.", "precision": "P", "recall": "R"}
     head = ["bin"]
     for metric in result.metrics:
-        head += [f"{metric[0].upper()} {n}" for n in names]
-    head += [f"p {metric[0].upper()} {names[a]} vs {names[b]}"
+        head += [f"{short[metric]} {n}" for n in names]
+    head += [f"p {short[metric]} {names[a]} vs {names[b]}"
              for a, b in pairs for metric in result.metrics]
     out = ["<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for j, bin_name in enumerate(result.bins):
