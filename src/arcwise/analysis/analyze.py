@@ -48,7 +48,7 @@ class Analysis:
         return out
 
     def to_dict(self) -> dict:
-        """The `--json` object: factors at the top level (bin -> system -> values), then the rest."""
+        """The `--json` object: the factors at the top level (bin -> system -> values), etc."""
         result = {"meta": self.meta, "totals": self.totals()}
         result.update({f.factor.name: f.to_dict() for f in self.factors})
         result["label_confusions"] = self.confusions

@@ -110,9 +110,10 @@ class Records:
         return ~self.punctuation if punct == "exclude" else np.ones(len(self), dtype=bool)
 
 
-def build_records(gold: Sequence[Iterable[Sentence]], systems: Sequence[Sequence[Iterable[Sentence]]],
+def build_records(gold: Sequence[Iterable[Sentence]],
+                  systems: Sequence[Sequence[Iterable[Sentence]]],
                   names: Sequence[str]) -> Records:
-    """Records of one or more treebanks: gold[t] is treebank t, systems[s][t] system s's parse of it.
+    """Records of several treebanks: gold[t] is treebank t, systems[s][t] system s's parse of it.
 
     Raises InputError where a system's sentences do not align with gold's
     (message naming both files and the sentence), a gold HEAD is missing, or
@@ -124,7 +125,8 @@ def build_records(gold: Sequence[Iterable[Sentence]], systems: Sequence[Sequence
     system_banks = [[list(t) for t in s] for s in systems]
     for s, banks in enumerate(system_banks):
         if len(banks) != len(gold_banks):
-            raise ValueError(f"system {names[s]} has {len(banks)} treebanks, gold {len(gold_banks)}")
+            raise ValueError(f"system {names[s]} has {len(banks)} treebanks, "
+                             f"gold {len(gold_banks)}")
         for g, t in zip(gold_banks, banks):
             check_aligned(g, t, ("gold", names[s]))
     gold_sentences = list(chain.from_iterable(gold_banks))

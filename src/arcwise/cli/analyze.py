@@ -1,4 +1,4 @@
-"""`arcwise analyze GOLD SYS [SYS ...]`: the 2011 paper's error analysis, with significance per bin."""
+"""`arcwise analyze GOLD SYS [SYS ...]`: the 2011 paper's error analysis, significance per bin."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
             Punct.include, "--punct",
             help="include: score every word; exclude: skip gold punctuation (as in evaluate)."),
         labeled: bool = typer.Option(True, "--labeled/--unlabeled",
-                                     help="Correct = right HEAD and DEPREL (default), or HEAD only."),
+                                     help="Correct: right HEAD and DEPREL (default) or HEAD only."),
         samples: int = typer.Option(10_000, "--samples", min=0,
                                     help="Shuffles per significance test (0: no tests)."),
         seed: int = typer.Option(0, "--seed", help="Seed of the shuffles."),
