@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from arcwise.analysis.factors import analyse, label_confusions
+from arcwise.analysis.factors import factor_results, label_confusions
 from arcwise.analysis.records import build_records
 from arcwise.errors import InputError
 from arcwise.eval.metrics import evaluate
@@ -43,7 +43,7 @@ def pr(entry):
 
 @pytest.fixture(scope="module")
 def results():
-    return analyse(records("a.conllu", "b.conllu"), samples=0)
+    return factor_results(records("a.conllu", "b.conllu"), samples=0)
 
 
 def test_sentence_length_and_upos_accuracy(results):
@@ -63,12 +63,12 @@ def test_sentence_length_and_upos_accuracy(results):
 
 def test_upos_classes_with_and_without_det():
     r = records("a.conllu", "b.conllu")
-    classes = table(analyse(r, samples=0), "upos_class")
+    classes = table(factor_results(r, samples=0), "upos_class")
     assert list(classes) == ["verb", "noun", "pronoun", "adjective", "adverb", "adposition",
                              "conjunction"]
     assert classes["noun"]["a"]["words"] == 2 and classes["pronoun"]["a"]["words"] == 0
     assert classes["adposition"]["b"]["correct"] == 0
-    with_det = table(analyse(r, samples=0, pronoun_det=True), "upos_class")
+    with_det = table(factor_results(r, samples=0, pronoun_det=True), "upos_class")
     assert (with_det["pronoun"]["a"]["correct"], with_det["pronoun"]["a"]["words"]) == (2, 2)
 
 
@@ -86,7 +86,7 @@ def test_arc_length(results):
 
 
 def test_arc_length_unlabeled_counts_heads_only():
-    length = table(analyse(records("a.conllu", "b.conllu"), labeled=False, samples=0),
+    length = table(factor_results(records("a.conllu", "b.conllu"), labeled=False, samples=0),
                    "arc_length")
     assert pr(length["3"]["a"]) == (1, 1, 1, 1)
 
@@ -126,7 +126,7 @@ def test_deprel_groups_direction_projectivity_long_arcs(results):
 
 
 def test_punctuation_excluded_drops_the_gold_punct_word():
-    length = table(analyse(records("a.conllu", "b.conllu"), punct="exclude", samples=0),
+    length = table(factor_results(records("a.conllu", "b.conllu"), punct="exclude", samples=0),
                    "arc_length")
     assert pr(length["4"]["b"]) == (0, 0, 0, 0)
     assert pr(length["6"]["b"]) == (0, 0, 0, 0)
@@ -138,7 +138,7 @@ def test_a_cycle_in_foreign_input_has_its_own_bin(tmp_path):
     (tmp_path / "cycle.conllu").write_text("\n".join(lines))
     r = build_records([list(conllu.read(DATA / "gold.conllu"))],
                       [[list(conllu.read(tmp_path / "cycle.conllu"))]], ["c"])
-    distance = table(analyse(r, samples=0), "root_distance")
+    distance = table(factor_results(r, samples=0), "root_distance")
     # "The" (right arc), "dog" and "." (attached to "The": under the cycle)
     assert pr(distance["cycle"]["c"]) == (1, 3, 0, 0)
 
@@ -162,7 +162,7 @@ def test_misaligned_system_is_an_input_error(tmp_path):
 
 
 def test_identical_systems_have_p_one_everywhere():
-    results = analyse(records("a.conllu", "a.conllu", names=["a", "a2"]), samples=200)
+    results = factor_results(records("a.conllu", "a.conllu", names=["a", "a2"]), samples=200)
     for result in results:
         for p in result.p_values[(0, 1)].values():
             assert np.all(p == 1.0), result.factor.name
@@ -235,7 +235,7 @@ def test_bins_add_up_to_the_totals_of_evaluate(text, punct, labeled):
     for s, system in enumerate((a, b)):
         scores = evaluate(gold, system, punct=punct)
         correct = scores.labeled_correct if labeled else scores.head_correct
-        for result in analyse(r, labeled=labeled, punct=punct, samples=0):
+        for result in factor_results(r, labeled=labeled, punct=punct, samples=0):
             c = result.counts
             if result.factor.kind == "accuracy":
                 if result.factor.name == "upos_class":
@@ -261,5 +261,5 @@ def test_conllx_input_gives_the_same_counts(tmp_path):
                       [[read_treebank(tmp_path / "b.conll")]], ["b"])
     assert r.systems[0].trace is None
     expected = records("b.conllu")
-    for got, want in zip(analyse(r, samples=0), analyse(expected, samples=0)):
+    for got, want in zip(factor_results(r, samples=0), factor_results(expected, samples=0)):
         assert got.to_dict() == want.to_dict(), got.factor.name

@@ -15,7 +15,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arcwise.analysis.factors import FactorResult, analyse, label_confusions
+from arcwise.analysis.factors import FactorResult, factor_results, label_confusions
 from arcwise.analysis.records import Records, build_records
 from arcwise.analysis.transitions import nonmonotonicity, precision_by_transition
 from arcwise.errors import ArcwiseError
@@ -94,8 +94,8 @@ def analyze(gold: Sequence[str | os.PathLike], systems: Sequence[Sequence[str | 
     }
     return Analysis(
         records=records,
-        factors=analyse(records, labeled=labeled, punct=punct, samples=samples, seed=seed,
-                        pronoun_det=pronoun_det),
+        factors=factor_results(records, labeled=labeled, punct=punct, samples=samples, seed=seed,
+                              pronoun_det=pronoun_det),
         confusions=label_confusions(records, punct),
         transitions=precision_by_transition(records, labeled, punct),
         nonmonotonicity=nonmonotonicity(records, punct),

@@ -303,7 +303,7 @@ def _drop_empty_optional(result: FactorResult) -> FactorResult:
     return result
 
 
-def analyse(records: Records, labeled: bool = True, punct: str = "include",
+def factor_results(records: Records, labeled: bool = True, punct: str = "include",
             samples: int = 10_000, seed: int = 0, pronoun_det: bool = False,
             which: tuple[str, ...] | None = None) -> list[FactorResult]:
     """Every factor (or those named in `which`) counted and tested for every pair of systems."""
