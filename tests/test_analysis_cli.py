@@ -100,9 +100,14 @@ def test_human_output_has_a_table_per_factor():
     (["--gold", "gold.conllu", "--sys", "a.conllu,b.conllu"], "has 2 file(s) for 1 gold"),
     (["gold.conllu", "missing.conllu"], "missing.conllu"),
 ])
-def test_bad_usage_is_one_line_and_exit_2(args, message):
-    run = subprocess.run([sys.executable, "-m", "arcwise", "analyze", *args], cwd=DATA,
-                         capture_output=True, text=True)
-    assert run.returncode == 2, run.stderr
-    assert message in run.stderr and "Traceback" not in run.stderr
-    assert len(run.stderr.strip().splitlines()) == 1
+def test_bad_usage_is_one_line_and_exit_2(args, message, monkeypatch, capsys):
+    from arcwise.cli.main import main
+
+    monkeypatch.chdir(DATA)
+    monkeypatch.setattr(sys, "argv", ["arcwise", "analyze", *args])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
