@@ -17,7 +17,7 @@ from hypothesis import strategies as hs
 
 from arcwise.analysis.factors import factor_results, label_confusions
 from arcwise.analysis.records import build_records
-from arcwise.errors import InputError
+from arcwise.errors import ArcwiseError, InputError
 from arcwise.eval.metrics import evaluate
 from arcwise.eval.significance import stratified_shuffle_ratios
 from arcwise.io import conllu
@@ -263,3 +263,20 @@ def test_conllx_input_gives_the_same_counts(tmp_path):
     expected = records("b.conllu")
     for got, want in zip(factor_results(r, samples=0), factor_results(expected, samples=0)):
         assert got.to_dict() == want.to_dict(), got.factor.name
+
+
+def test_sentence_as_the_shuffling_unit():
+    # one sentence: a shuffle swaps all of it or nothing, so |difference| never changes
+    r = records("a.conllu", "b.conllu")
+    for result in factor_results(r, samples=100, unit="sentence"):
+        for p in result.p_values[(0, 1)].values():
+            assert np.all(p == 1.0)
+    n = 300  # the same clear difference: significant by word, not when one unit holds it all
+    a, b, ones = np.ones(n), np.zeros(n), np.ones(n)
+    by_word = stratified_shuffle_ratios(np.arange(n), np.zeros(n), a, ones, b, ones, groups=1,
+                                        samples=100)
+    one_unit = stratified_shuffle_ratios(np.zeros(n), np.zeros(n), a, ones, b, ones, groups=1,
+                                         samples=100)
+    assert by_word[0] == pytest.approx(1 / 101) and one_unit[0] == 1.0
+    with pytest.raises(ArcwiseError, match="unknown shuffling unit"):
+        factor_results(r, unit="token")

@@ -21,8 +21,8 @@ from arcwise.analysis.transitions import nonmonotonicity, precision_by_transitio
 from arcwise.errors import ArcwiseError
 from arcwise.eval.metrics import PUNCT_POLICIES, percent
 
-SIGNIFICANCE = ("two-sided randomised stratified shuffling (Yeh 2000), the word as the instance, "
-                "for every pair of systems and every bin")
+SIGNIFICANCE = ("two-sided randomised stratified shuffling (Yeh 2000), the {unit} as the "
+                "instance, for every pair of systems and every bin")
 
 
 @dataclass
@@ -60,7 +60,7 @@ class Analysis:
 def analyze(gold: Sequence[str | os.PathLike], systems: Sequence[Sequence[str | os.PathLike]],
             names: Sequence[str], labeled: bool = True, punct: str = "include",
             samples: int = 10_000, seed: int = 0, pronoun_det: bool = False,
-            command: str = "") -> Analysis:
+            unit: str = "word", command: str = "") -> Analysis:
     """Analyse systems[s][t], the output of system `names[s]` for treebank gold[t].
 
     samples = 0 skips the significance tests.  Raises ArcwiseError for bad
@@ -87,7 +87,8 @@ def analyze(gold: Sequence[str | os.PathLike], systems: Sequence[Sequence[str | 
         "systems": {name: [str(f) for f in files] for name, files in zip(names, systems)},
         "sha256": {str(p): sha256(p) for p in [*gold, *(f for fs in systems for f in fs)]},
         "labeled": labeled, "punct": punct, "samples": samples, "seed": seed,
-        "significance": SIGNIFICANCE if samples else "not tested (samples = 0)",
+        "significance": SIGNIFICANCE.format(unit=unit) if samples else "not tested (samples = 0)",
+        "shuffle_unit": unit,
         "pronoun_includes_det": pronoun_det,
         "sentences": int(records.sentence[-1]) + 1 if len(records) else 0,
         "words": len(records),
@@ -95,7 +96,7 @@ def analyze(gold: Sequence[str | os.PathLike], systems: Sequence[Sequence[str | 
     return Analysis(
         records=records,
         factors=factor_results(records, labeled=labeled, punct=punct, samples=samples, seed=seed,
-                              pronoun_det=pronoun_det),
+                              pronoun_det=pronoun_det, unit=unit),
         confusions=label_confusions(records, punct),
         transitions=precision_by_transition(records, labeled, punct),
         nonmonotonicity=nonmonotonicity(records, punct),

@@ -37,7 +37,9 @@ different bins, so a word's outcome in a bin is the pair (correct and in
 the bin, in the bin) of each system; a shuffle swaps the pairs of the word
 in every bin at once, and the statistic is the difference of the ratios
 sum(correct) / sum(in bin).  One swap decision per word serves all bins
-and factors of a pair.
+and factors of a pair.  With unit="sentence" the instance is the sentence
+instead (all its words swapped together: errors within a sentence are
+correlated, so this is the more conservative test).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from itertools import combinations
 import numpy as np
 
 from arcwise.analysis.records import Records, Tree
+from arcwise.errors import ArcwiseError
 from arcwise.eval.metrics import percent, universal_relation
 from arcwise.eval.significance import stratified_shuffle_ratios
 
@@ -60,6 +63,7 @@ UPOS_CLASSES = {
 DEPREL_GROUPS = {"root": ("root",), "subject": ("nsubj", "csubj"),
                  "object": ("obj", "iobj", "ccomp", "xcomp")}
 LONG_ARC = 7  # the 2017 paper: precision on arcs longer than 7
+UNITS = ("word", "sentence")  # what a shuffle swaps between two systems
 
 
 @dataclass(frozen=True)
@@ -304,23 +308,30 @@ def _drop_empty_optional(result: FactorResult) -> FactorResult:
 
 
 def factor_results(records: Records, labeled: bool = True, punct: str = "include",
-            samples: int = 10_000, seed: int = 0, pronoun_det: bool = False,
-            which: tuple[str, ...] | None = None) -> list[FactorResult]:
-    """Every factor (or those named in `which`) counted and tested for every pair of systems."""
+                   samples: int = 10_000, seed: int = 0, pronoun_det: bool = False,
+                   which: tuple[str, ...] | None = None, unit: str = "word"
+                   ) -> list[FactorResult]:
+    """Every factor (or those named in `which`) counted and tested for every pair of systems;
+    unit: what the shuffles swap, "word" (default) or "sentence"."""
+    if unit not in UNITS:
+        raise ArcwiseError(f"unknown shuffling unit {unit!r}: use {' or '.join(UNITS)}")
     scored = records.scored(punct)
     correct = [records.correct(s, labeled) for s in range(len(records.systems))]
     chosen = [f for f in factors(pronoun_det) if which is None or f.name in which]
     binned = [bin_words(f, records) for f in chosen]
     results = [count(b, correct, scored, records.names) for b in binned]
     if samples > 0:
-        significance(binned, results, correct, scored, samples, seed)
+        instance = records.sentence if unit == "sentence" else np.arange(len(records))
+        significance(binned, results, correct, scored, samples, seed, instance)
     return results
 
 
 def significance(binned: list[BinnedFactor], results: list[FactorResult],
-                 correct: list[np.ndarray], scored: np.ndarray, samples: int, seed: int) -> None:
+                 correct: list[np.ndarray], scored: np.ndarray, samples: int, seed: int,
+                 instance: np.ndarray) -> None:
     """Fill every result's p_values: one shuffling run per pair of systems over all bins
-    of all factors (see the module docstring for what a word's outcome is)."""
+    of all factors (see the module docstring for what a word's outcome is); instance[w]
+    is the unit word w is swapped with."""
     systems = len(correct)
     for a, b in combinations(range(systems), 2):
         columns = [[] for _ in range(6)]  # instance, group, ca, na, cb, nb
@@ -330,8 +341,9 @@ def significance(binned: list[BinnedFactor], results: list[FactorResult],
         for binned_factor, result in zip(binned, results):
             sides = _sides(binned_factor, a, b, correct)
             for metric, (bins_a, bins_b, ok_a, ok_b, size) in sides.items():
-                for column, values in zip(columns, _rows(words, bins_a[words], bins_b[words],
-                                                         ok_a[words], ok_b[words])):
+                for column, values in zip(columns, _rows(instance[words], bins_a[words],
+                                                         bins_b[words], ok_a[words],
+                                                         ok_b[words])):
                     column.append(values + groups if column is columns[1] else values)
                 layout.append((result, metric, groups, size))
                 groups += size

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from enum import Enum
 from itertools import combinations
 from pathlib import Path
 
@@ -15,6 +16,11 @@ from rich.table import Table
 
 from arcwise.cli.evaluate import Punct
 from arcwise.errors import ArcwiseError
+
+
+class Unit(str, Enum):
+    word = "word"
+    sentence = "sentence"
 
 
 def register(app: typer.Typer) -> None:
@@ -39,6 +45,9 @@ def register(app: typer.Typer) -> None:
         samples: int = typer.Option(10_000, "--samples", min=0,
                                     help="Shuffles per significance test (0: no tests)."),
         seed: int = typer.Option(0, "--seed", help="Seed of the shuffles."),
+        unit: Unit = typer.Option(
+            Unit.word, "--unit", help="What a shuffle swaps between two systems: each word "
+                                      "(the paper's instance level) or each sentence."),
         pronoun_det: bool = typer.Option(False, "--pronoun-det",
                                          help="Count DET among pronouns in the PoS classes."),
         output: Path = typer.Option(None, "-o", "--output", help="Report directory: index.html, "
@@ -59,6 +68,7 @@ def register(app: typer.Typer) -> None:
                                f"{len(system_files)} system(s)")
         result = analyze(gold_files, system_files, system_names, labeled=labeled,
                          punct=punct.value, samples=samples, seed=seed, pronoun_det=pronoun_det,
+                         unit=unit.value,
                          command=shlex.join(["arcwise", *sys.argv[1:]]))
         if output is not None:
             page = write_report(result, output)
