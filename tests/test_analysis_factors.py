@@ -165,7 +165,18 @@ def test_identical_systems_have_p_one_everywhere():
     results = factor_results(records("a.conllu", "a.conllu", names=["a", "a2"]), samples=200)
     for result in results:
         for p in result.p_values[(0, 1)].values():
-            assert np.all(p == 1.0), result.factor.name
+            tested = ~np.isnan(p)
+            assert np.all(p[tested] == 1.0), result.factor.name
+    assert not np.isnan(results[0].p_values[(0, 1)]["accuracy"][0])
+
+
+def test_bins_a_system_leaves_empty_are_not_tested():
+    arcs = factor_results(records("a.conllu", "b.conllu"), samples=100, which=("arc_length",))[0]
+    p = arcs.p_values[(0, 1)]
+    predicted = arcs.counts["predicted"]
+    assert np.array_equal(np.isnan(p["precision"]), (predicted == 0).any(axis=0))
+    assert np.isnan(p["recall"][arcs.bins.index("5")]) and not np.isnan(p["recall"][0])
+    assert arcs.to_dict()["6"]["a"]["p_values"]["b"]["precision"] is None
 
 
 def test_clearly_different_ratios_have_a_small_p_and_equal_ones_a_large_p():
@@ -270,7 +281,7 @@ def test_sentence_as_the_shuffling_unit():
     r = records("a.conllu", "b.conllu")
     for result in factor_results(r, samples=100, unit="sentence"):
         for p in result.p_values[(0, 1)].values():
-            assert np.all(p == 1.0)
+            assert np.all(p[~np.isnan(p)] == 1.0)
     n = 300  # the same clear difference: significant by word, not when one unit holds it all
     a, b, ones = np.ones(n), np.zeros(n), np.ones(n)
     by_word = stratified_shuffle_ratios(np.arange(n), np.zeros(n), a, ones, b, ones, groups=1,

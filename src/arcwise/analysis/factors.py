@@ -37,7 +37,8 @@ different bins, so a word's outcome in a bin is the pair (correct and in
 the bin, in the bin) of each system; a shuffle swaps the pairs of the word
 in every bin at once, and the statistic is the difference of the ratios
 sum(correct) / sum(in bin).  One swap decision per word serves all bins
-and factors of a pair.  With unit="sentence" the instance is the sentence
+and factors of a pair.  A bin where either system has no word or arc gets
+no test (p-value NaN, null in JSON): a ratio over nothing is undefined.  With unit="sentence" the instance is the sentence
 instead (all its words swapped together: errors within a sentence are
 correlated, so this is the more conservative test).
 """
@@ -117,11 +118,16 @@ class FactorResult:
                 for key, array in self.counts.items():
                     entry[key] = int(array[s, j])
                 entry["p_values"] = {
-                    self.names[b if a == s else a]: {m: float(p[m][j]) for m in self.metrics}
+                    self.names[b if a == s else a]: {m: _json_p(p[m][j]) for m in self.metrics}
                     for (a, b), p in self.p_values.items() if s in (a, b)}
                 row[name] = entry
             out[bin_name] = row
         return out
+
+
+def _json_p(p: float) -> float | None:
+    """None for an untested bin (NaN: a system has nothing there)."""
+    return None if np.isnan(p) else float(p)
 
 
 # the count arrays behind each metric: (numerator, denominator)
@@ -351,8 +357,11 @@ def significance(binned: list[BinnedFactor], results: list[FactorResult],
         p = stratified_shuffle_ratios(*arrays, groups=groups, samples=samples, seed=seed)
         for result, metric, first, size in layout:
             values = p[first:first + size]
-            result.p_values.setdefault((a, b), {})[metric] = (
-                values[result.kept] if result.kept is not None else values)
+            values = values[result.kept] if result.kept is not None else values.copy()
+            # a ratio over nothing is undefined, not 0: no test where a system has no arc
+            total = result.counts[METRIC_COUNTS[metric][1]]
+            values[(total[a] == 0) | (total[b] == 0)] = np.nan
+            result.p_values.setdefault((a, b), {})[metric] = values
 
 
 def _sides(binned: BinnedFactor, a: int, b: int, correct: list[np.ndarray]) -> dict:

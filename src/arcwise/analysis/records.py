@@ -44,7 +44,7 @@ from arcwise.trees.measures import arc_directions, arc_lengths, root_distances, 
 from arcwise.trees.projectivity import nonprojective_arcs
 
 NO_TRANSITION = "none"  # Transition=none: the word was attached to 0 after the parse
-_MISC = 9  # column index of MISC in CoNLL-U
+_MISC = 9  # column index of MISC in CoNLL-U (PDEPREL in CoNLL-X)
 _ACTION = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 
 
@@ -182,7 +182,10 @@ def _tree(sentences: list[Sentence], labels: dict[str, int], traced: bool) -> Tr
 
 
 def read_trace(sentences: Sequence[Sentence]) -> Trace | None:
-    """The parser's trace from the MISC column of CoNLL-U system output, or None if absent.
+    """The parser's trace from the tenth column of system output, or None if absent.
+
+    The tenth column is MISC in CoNLL-U and PDEPREL in CoNLL-X, where
+    ``arcwise parse --trace`` writes the trace too.
 
     The format (written by ``arcwise parse --trace``), per syntactic word:
 

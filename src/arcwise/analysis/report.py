@@ -182,6 +182,8 @@ def _page(analysis: Analysis, data: dict, body: str) -> str:
 
 
 def _p_cell(p: float) -> str:
+    if np.isnan(p):
+        return "<td>-</td>"
     text = f"{p:.4f}"
     return f'<td class="sig">{text}</td>' if p < SIGNIFICANT else f"<td>{text}</td>"
 

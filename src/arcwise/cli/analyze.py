@@ -144,5 +144,7 @@ def print_analysis(console: Console, analysis) -> None:
 
 
 def _p(p: float) -> str:
+    if p != p:  # NaN: not tested, a system has nothing in the bin
+        return "-"
     text = "<0.001" if p < 0.001 else f"{p:.3f}"
     return f"[bold]{text}*[/bold]" if p < 0.05 else text
