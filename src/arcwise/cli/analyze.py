@@ -75,7 +75,10 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print(json.dumps(result.to_dict(), indent=1))
         else:
-            print_analysis(Console(), result)
+            console = Console()
+            if not console.is_terminal:
+                console = Console(width=200)  # a file or a pipe: wide tables, not wrapped cells
+            print_analysis(console, result)
             if output is not None:
                 Console(stderr=True).print(f"report: {escape(str(page))}", highlight=False)
 
