@@ -33,10 +33,8 @@ _MARKERS = "osD^vP*Xh<>p"
 
 
 def figure(result: FactorResult):
-    """The matplotlib Figure of one factor (Agg backend)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+    """The matplotlib Figure of one factor; made without pyplot, so no backend is switched
+    or needed (PNG renders with Agg, SVG with the SVG backend)."""
     from matplotlib.figure import Figure
 
     metrics = result.metrics
