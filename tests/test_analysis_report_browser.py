@@ -3,7 +3,8 @@
 Every figure's inline SVG must be laid out with a non-zero size; a
 screenshot of the whole page is saved next to the report (its path is
 printed).  Skipped, with the reason, when Selenium or Chromium/ChromeDriver
-is missing (`make test` installs them with apt-get when it can).  No
+is missing or the browser does not start (`make test` installs them with
+apt-get when it can).  No
 browser or driver is ever downloaded: Selenium gets both paths.
 """
 
@@ -34,6 +35,7 @@ def browser():
         if not Path(path).exists():
             pytest.skip(f"{path} not found: apt-get install chromium chromium-driver "
                         "(make test does it)")
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.chrome.service import Service
 
     profile = tempfile.mkdtemp(prefix="arcwise-chromium-")
@@ -41,7 +43,11 @@ def browser():
     options.binary_location = CHROMIUM
     for arg in (*ARGS, f"--user-data-dir={profile}"):
         options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    try:
+        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    except WebDriverException as error:
+        shutil.rmtree(profile, ignore_errors=True)
+        pytest.skip(f"Chromium would not start: {str(error).strip().splitlines()[0]}")
     try:
         yield driver
     finally:
