@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from arcwise.analysis.records import NO_TRANSITION, Records
+from arcwise.analysis.records import NO_TRANSITION, Records, Trace
 from arcwise.eval.metrics import percent
 
 
@@ -53,21 +53,16 @@ def nonmonotonicity(records: Records, punct: str = "include") -> dict:
         trace = tree.trace
         if trace is None:
             continue
-        words = np.flatnonzero(scored)
-        built = np.array([n != NO_TRANSITION for n in trace.names], dtype=bool)
-        final = built[trace.transition] if len(trace.names) else np.zeros(len(tree.head), bool)
-        per_word = (np.diff(trace.history_start) + final)[words]
-        # every assignment of a word, in order: its history, then its final head if built
-        sequence, owner = _assignments(trace.history_start, trace.history, tree.head, final, words)
+        owner, head = _assignments(trace, tree.head)
+        keep = scored[owner]
+        owner, head = owner[keep], head[keep]
         gold = records.gold.head[owner]
-        first = np.concatenate([[0], np.cumsum(per_word)[:-1]]).astype(np.int64)[per_word > 0]
-        later = np.ones(len(sequence), dtype=bool)
-        later[first] = False
-        previous = np.roll(sequence, 1)  # the replaced head, where `later`
+        later = np.concatenate([[False], owner[1:] == owner[:-1]])  # the word had a head
+        previous = np.concatenate([[-1], head[:-1]])  # the head a later assignment replaced
         nonmonotonic = int(later.sum())
-        created_gold = int((later & (sequence == gold)).sum())
-        harmful = int((later & (previous == gold) & (sequence != gold)).sum())
-        total = int(per_word.sum())
+        created_gold = int((later & (head == gold)).sum())
+        harmful = int((later & (previous == gold) & (head != gold)).sum())
+        total = len(head)
         out[name] = {
             "arc_transitions": total, "nonmonotonic": nonmonotonic,
             "nonmonotonic_share": percent(nonmonotonic, total),
@@ -77,16 +72,17 @@ def nonmonotonicity(records: Records, punct: str = "include") -> dict:
     return out
 
 
-def _assignments(history_start, history, final_head, final, words):
-    """The heads assigned to each word of `words` in order, and the word of each."""
-    heads, owner = [], []
-    for w in words:
-        past = history[history_start[w]:history_start[w + 1]]
-        heads.append(past)
-        owner.append(np.full(len(past), w))
-        if final[w]:
-            heads.append(final_head[w:w + 1])
-            owner.append(np.array([w]))
-    if not heads:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return (np.concatenate(heads).astype(np.int64), np.concatenate(owner).astype(np.int64))
+def _assignments(trace: Trace, final_head: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every head assignment by a transition, word by word and in order: (word, head).
+
+    A word's assignments are its HeadHistory, then its final head unless
+    Transition=none.
+    """
+    words = len(final_head)
+    built = np.array([n != NO_TRANSITION for n in trace.names] + [False], dtype=bool)
+    finals = np.flatnonzero(built[trace.transition]) if words else np.zeros(0, dtype=np.int64)
+    owner = np.concatenate([np.repeat(np.arange(words), np.diff(trace.history_start)), finals])
+    head = np.concatenate([trace.history, final_head[finals]]).astype(np.int64)
+    is_final = np.concatenate([np.zeros(len(trace.history)), np.ones(len(finals))])
+    order = np.argsort(2 * owner + is_final, kind="stable")
+    return owner[order].astype(np.int64), head[order]
