@@ -91,6 +91,7 @@ def test_human_output_has_a_table_per_factor():
     for factor in FACTORS:
         assert f"{factor}:" in run.stdout
     assert "UAS" in run.stdout
+    assert "label confusions" in run.stdout
 
 
 @pytest.mark.parametrize("args, message", [

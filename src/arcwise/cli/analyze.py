@@ -131,6 +131,14 @@ def print_analysis(console: Console, analysis) -> None:
                 row.append(" / ".join(_p(p[m][j]) for m in result.metrics) if p else "-")
             table.add_row(*row)
         console.print(table)
+    for name, rows in analysis.confusions.items():
+        table = Table(title=f"{name}: most frequent label confusions", title_justify="left")
+        for column in ("gold", "predicted", "words", "right head"):
+            table.add_column(column, justify="left" if column in ("gold", "predicted") else "right")
+        for r in rows[:10]:
+            table.add_row(escape(r["gold"]), escape(r["predicted"]), str(r["count"]),
+                          str(r["head_correct"]))
+        console.print(table)
     for name, rows in analysis.transitions.items():
         table = Table(title=f"{name}: labeled precision of the arcs built by each transition",
                       title_justify="left")
