@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test clean
+.PHONY: demo test clean browser
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "need python3.11 on PATH (or make PYTHON=...)"; exit 1; }
@@ -16,10 +16,18 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m arcwise.demo
 
+# The report's browser test needs Debian's Chromium and ChromeDriver; without
+# them (no apt-get, not root, offline) that test is skipped with its reason.
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	{ command -v apt-get >/dev/null && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; } || \
+	echo "chromium/chromedriver unavailable: the report's browser test will be skipped"
+
 # The suite runs twice, side by side on two cores: compiled, and with
 # NUMBA_DISABLE_JIT=1, the pure-Python path researchers debug and measure
 # coverage on (its report is printed after the compiled run's).
-test: $(STAMP)
+test: $(STAMP) browser
 	@rm -f .test-pure-python.log
 	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -p no:cacheprovider > .test-pure-python.log 2>&1 & \
 	pure=$$!; \

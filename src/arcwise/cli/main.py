@@ -39,6 +39,7 @@ COMMAND_MODULES = [
     "parse",
     "evaluate",
     "compare",
+    "analyze",
     "combine",
     "convert",
     "stats",

@@ -346,7 +346,7 @@ def _aligned(gold_sentences: Iterable[Sentence], system_sentences: Iterable[Sent
     gold, system = list(gold_sentences), list(system_sentences)
     check_aligned(gold, system)
     gold_heads, sentence_of = _heads(gold)
-    _check_gold_heads(gold, gold_heads, sentence_of)
+    check_gold_heads(gold, gold_heads, sentence_of)
     system_heads, _ = _heads(system)
     return gold, system, gold_heads, system_heads, sentence_of
 
@@ -383,7 +383,8 @@ def _encode(values: list[str], code: dict[str, int]) -> np.ndarray:
     return np.fromiter(map(code.__getitem__, values), dtype=np.int32, count=len(values))
 
 
-def _check_gold_heads(gold: Sequence[Sentence], heads: np.ndarray, sentence_of: np.ndarray):
+def check_gold_heads(gold: Sequence[Sentence], heads: np.ndarray, sentence_of: np.ndarray):
+    """Raise InputError at the first gold word without HEAD (heads: all words, concatenated)."""
     missing = np.flatnonzero(heads < 0)
     if missing.size:
         k = int(sentence_of[missing[0]])
