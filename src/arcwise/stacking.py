@@ -38,6 +38,16 @@ def is_graph_based(model) -> bool:
     return model.system == "mst"
 
 
+def require_transitions(model) -> None:
+    """Raise `ArcwiseError` unless `model` (or the model it guides) parses with transitions,
+    which `--trace` records: a graph-based parser builds none."""
+    if is_graph_based(model):
+        raise ArcwiseError(
+            "tracing records transitions, and a graph-based (MST) parser makes none: "
+            "--trace needs a transition-based model"
+        )
+
+
 def retrain(model, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None):
     """A new model of `model`'s kind trained on `sentences` with `model`'s options
     (system, oracle, bound, epochs, exploration, seed, table, buckets, ...)."""
@@ -116,20 +126,31 @@ class GuidedParser:
     def __repr__(self) -> str:
         return f"GuidedParser(guide={self.guide!r}, guided={self.guided_model!r})"
 
-    def parse(self, sentences, single_root: bool = False):
-        """The (head, deprel) of a sentence, or the list of them for a sequence of sentences."""
+    def parse(self, sentences, single_root: bool = False, trace: bool = False):
+        """The (head, deprel) of a sentence, or the list of them for a sequence of sentences;
+        trace=True (a transition-based guided model): (head, deprel, the guided
+        parser's `arcwise.trace.Trace`), as `arcwise.parse.Parser.parse`."""
         if isinstance(sentences, Sentence):
-            return self.parse([sentences], single_root)[0]
+            return self.parse([sentences], single_root, trace)[0]
         sentences = list(sentences)
-        return self.guided_model.parse(sentences, single_root=single_root,
-                                       guide=parsed(self.guide, sentences))
+        guide = parsed(self.guide, sentences)
+        if not trace:
+            return self.guided_model.parse(sentences, single_root=single_root, guide=guide)
+        require_transitions(self)
+        return self.guided_model.parse(sentences, single_root=single_root, guide=guide,
+                                       trace=True)
 
     def parse_file(self, input: str | os.PathLike | IO, output: str | os.PathLike | IO, *,
                    format: str | None = None, single_root: bool = False,
                    progress: Callable[[int], Any] | None = None,
-                   batch_sentences: int = 4096) -> int:
+                   batch_sentences: int = 4096, trace: bool = False) -> int:
         """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`."""
-        return annotate(input, output, lambda batch: self.parse(batch, single_root=single_root),
+        from arcwise.parse import annotations
+
+        if trace:
+            require_transitions(self)
+        return annotate(input, output,
+                        lambda batch: annotations(self.parse(batch, single_root, trace)),
                         format=format, batch_sentences=batch_sentences, progress=progress)
 
     def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
