@@ -44,7 +44,6 @@ from arcwise.models import modelfile
 from arcwise.models import perceptron as pc
 from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
-from arcwise.trace import Trace
 from arcwise.trace import of_parse as trace_of_parse
 from arcwise.trees.projectivity import is_well_formed
 from arcwise.trees.pseudoprojective import (
@@ -452,7 +451,7 @@ class Parser:
 
     def trees(
         self, batch: Batch, *, single_root: bool = False, trace: bool = False
-    ) -> list[tuple[np.ndarray, tuple[str, ...]]] | list[tuple[np.ndarray, tuple[str, ...], Trace]]:
+    ) -> list[tuple[Any, ...]]:
         """The (head, deprel) of every sentence of an encoded batch, deprojectivized
         if the model is pseudo-projective, then single-rooted if asked; with trace,
         (head, deprel, `arcwise.trace.Trace`)."""
@@ -460,14 +459,14 @@ class Parser:
         labels = self.classes.labels
         offsets = batch.offsets.tolist()
         trees = []
-        for k, (a, b) in enumerate(zip(offsets, offsets[1:])):
+        for i, (a, b) in enumerate(zip(offsets, offsets[1:])):
             head = heads[a:b].copy()
             ids = label_ids[a + 1 : b]
             deprel = (ROOT, *(labels[k] for k in ids.tolist()))
             if self.pseudo_projective is not None and self.marked[ids].any():
                 head, deprel = deprojectivize(head, deprel, self.pseudo_projective)
             if single_root:
-                kept = head
+                several_roots = head
                 head, deprel = single_rooted(
                     head, deprel, made[a:b], self.root_label, self.reattach_label
                 )
@@ -475,10 +474,10 @@ class Parser:
                 built_by, reheadings, reheading_offsets = record
                 built = np.where(made[a:b], built_by[a:b], -1)
                 if single_root:
-                    built[head != kept] = -1  # moved under the kept root
+                    built[head != several_roots] = -1  # moved under the kept root
                 trees.append((head, deprel, trace_of_parse(
                     self.kernels.actions, built,
-                    reheadings[reheading_offsets[k] : reheading_offsets[k + 1]].tolist(),
+                    reheadings[reheading_offsets[i] : reheading_offsets[i + 1]].tolist(),
                 )))
             else:
                 trees.append((head, deprel))

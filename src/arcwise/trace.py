@@ -10,9 +10,11 @@ writes the record into the MISC column, merged with what is there:
                          left-arc, right-arc, reduce, left-buffer-arc, ...),
                          or ``none`` when no transition built the word's final
                          arc: the word was headless at the end and attached to
-                         0 by default, or single-rooting moved it.  A word that
-                         deprojectivization (pseudo-projective models) moved
-                         keeps the transition that built its lifted arc.
+                         0 by default (as are the roots of the systems whose
+                         root arcs are implicit), or single-rooting moved it.
+                         A word that deprojectivization (pseudo-projective
+                         models) moved keeps the transition that built its
+                         lifted arc.
     HeadHistory=h1,h2    only on words some transition re-headed: the heads
                          transitions gave the word before its last one, in
                          order (a head deleted by covington-nm to break a
