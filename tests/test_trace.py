@@ -14,7 +14,8 @@ from hypothesis import strategies as stg
 
 from arcwise import systems
 from arcwise.corpus import ROOT, Sentence
-from arcwise.io import conllu
+from arcwise.errors import ArcwiseError
+from arcwise.io import conllu, read_treebank
 from arcwise.parse import Batch, Parser, best_legal_class, max_steps, traced_apply
 from arcwise.stacking import GuidedParser
 from arcwise.systems import state as st
@@ -274,6 +275,16 @@ def test_parse_file_writes_the_trace_into_misc(parsers, data, tmp_path):
     assert again.read_bytes() == traced.read_bytes()
 
 
+def test_conllx_gets_the_trace_in_its_tenth_column(parsers, data, tmp_path):
+    parser = parsers["arc-eager-nm"]
+    source, output = tmp_path / "in.conll", tmp_path / "out.conll"
+    conllu.write(source, map(conllu.common_core, data[1]))
+    parser.parse_file(source, output, trace=True)
+    written = list(read_treebank(output))
+    assert [from_misc(s) for s in written] == [t for *_, t in parser.parse(data[1], trace=True)]
+    assert all(len(line.split("\t")) == 10 for s in written for line in s.lines)
+
+
 def test_guided_parser_traces_its_guided_model(parsers, data):
     guide = parsers["arc-eager"]
     guide_trees = [dataclasses.replace(s, head=h, deprel=d)
@@ -307,14 +318,23 @@ def test_cli_trace(parsers, data, tmp_path):
         assert all("Transition=" in m for m in conllu.misc(s)[1:])
 
 
-def test_cli_trace_refuses_a_graph_based_model(data, tmp_path):
+def test_graph_based_parsers_refuse_to_trace(parsers, data, tmp_path):
     from arcwise.graph.mst_parser import train_graph_parser
 
-    model = tmp_path / "mst.arcwise"
-    train_graph_parser(data[0][:2], epochs=1, seed=1, buckets=2**10, label_buckets=2**8)[0].save(
-        model)
-    source = tmp_path / "in.conllu"
+    tiny = {"epochs": 1, "seed": 1, "buckets": 2**10, "label_buckets": 2**8}
+    mst, _ = train_graph_parser(data[0][:2], **tiny)
+    guided_mst, _ = train_graph_parser(data[0][:2], guide=data[0][:2], **tiny)
+    stacked = GuidedParser(parsers["arc-eager"], guided_mst)
+    source, output = tmp_path / "in.conllu", tmp_path / "out.conllu"
     conllu.write(source, data[1][:2])
+    for parser in (mst, stacked):
+        with pytest.raises(ArcwiseError, match="graph-based"):
+            parser.parse(data[1][:2], trace=True)
+        with pytest.raises(ArcwiseError, match="graph-based"):
+            parser.parse_file(source, output, trace=True)
+        assert not output.exists()
+    model = tmp_path / "mst.arcwise"
+    mst.save(model)
     run = arcwise_cli("parse", "-m", model, "--trace", source)
     assert run.returncode == 2
     assert run.stdout == ""

@@ -29,6 +29,7 @@ from arcwise.errors import ArcwiseError
 from arcwise.io import annotate
 from arcwise.io.conllu import with_tree
 from arcwise.models import modelfile
+from arcwise.trace import NOT_TRANSITION_BASED
 
 GUIDE_PREFIX = "guide_"
 DEFAULT_FOLDS = 2
@@ -36,16 +37,6 @@ DEFAULT_FOLDS = 2
 
 def is_graph_based(model) -> bool:
     return model.system == "mst"
-
-
-def require_transitions(model) -> None:
-    """Raise `ArcwiseError` unless `model` (or the model it guides) parses with transitions,
-    which `--trace` records: a graph-based parser builds none."""
-    if is_graph_based(model):
-        raise ArcwiseError(
-            "tracing records transitions, and a graph-based (MST) parser makes none: "
-            "--trace needs a transition-based model"
-        )
 
 
 def retrain(model, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None):
@@ -132,13 +123,11 @@ class GuidedParser:
         parser's `arcwise.trace.Trace`), as `arcwise.parse.Parser.parse`."""
         if isinstance(sentences, Sentence):
             return self.parse([sentences], single_root, trace)[0]
+        if trace and is_graph_based(self):  # before the guide runs
+            raise ArcwiseError(NOT_TRANSITION_BASED)
         sentences = list(sentences)
-        guide = parsed(self.guide, sentences)
-        if not trace:
-            return self.guided_model.parse(sentences, single_root=single_root, guide=guide)
-        require_transitions(self)
-        return self.guided_model.parse(sentences, single_root=single_root, guide=guide,
-                                       trace=True)
+        return self.guided_model.parse(sentences, single_root=single_root,
+                                       guide=parsed(self.guide, sentences), trace=trace)
 
     def parse_file(self, input: str | os.PathLike | IO, output: str | os.PathLike | IO, *,
                    format: str | None = None, single_root: bool = False,
@@ -147,8 +136,8 @@ class GuidedParser:
         """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`."""
         from arcwise.parse import annotations
 
-        if trace:
-            require_transitions(self)
+        if trace and is_graph_based(self):  # even when the input turns out empty
+            raise ArcwiseError(NOT_TRANSITION_BASED)
         return annotate(input, output,
                         lambda batch: annotations(self.parse(batch, single_root, trace)),
                         format=format, batch_sentences=batch_sentences, progress=progress)

@@ -32,6 +32,10 @@ from dataclasses import dataclass
 from arcwise.corpus import Sentence
 from arcwise.io.conllu import misc
 
+NOT_TRANSITION_BASED = (
+    "tracing records transitions, and a graph-based (MST) parser makes none: "
+    "--trace needs a transition-based model"
+)
 TRANSITION = "Transition"
 HEAD_HISTORY = "HeadHistory"
 NO_TRANSITION = "none"

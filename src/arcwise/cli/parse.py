@@ -41,15 +41,10 @@ def register(app: typer.Typer) -> None:
         import arcwise
 
         parser = arcwise.load(model)
-        if trace:
-            from arcwise.stacking import require_transitions
-
-            require_transitions(parser)
         with _progress(source != "-" and sys.stderr.isatty(), source) as progress:
             try:
-                traced = {"trace": True} if trace else {}  # graph-based parsers take no trace
                 parser.parse_file(source, output, single_root=single_root, progress=progress,
-                                  **traced)
+                                  trace=trace)
             except BrokenPipeError:  # whoever read our stdout has gone (`| head`): stop quietly
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 raise typer.Exit(1) from None
