@@ -233,7 +233,7 @@ def parse_batch(
     action id that built each word's arc (-1: none), and sentence k's
     re-headings, (word, previous head) in order, are rows
     reheading_offsets[k] .. reheading_offsets[k+1] - 1 of reheadings.
-    Without trace those three are empty.
+    Without trace, built_by and reheadings are empty and reheading_offsets all 0.
     """
     sentences = offsets.shape[0] - 1
     heads = np.empty(words.shape[0], dtype=np.int32)
