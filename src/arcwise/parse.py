@@ -18,6 +18,9 @@ and averaged weights, saved to and loaded from one model file
   carries the original labels (`arcwise.trees.pseudoprojective`);
 - `single_root`: the parse gets exactly one word attached to 0 (see
   `single_rooted`); by default a parse may have several roots.
+
+With trace=True the parse also records what the transitions did: which one
+built each word's arc and which arcs later ones replaced (`arcwise.trace`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from arcwise.models import modelfile
 from arcwise.models import perceptron as pc
 from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
+from arcwise.trace import of_parse as trace_of_parse
 from arcwise.trees.projectivity import is_well_formed
 from arcwise.trees.pseudoprojective import (
     ENCODINGS,
@@ -115,12 +119,16 @@ def best_legal_class(
 @njit(cache=True)
 def parse_sentence(
     system_id, options, program, weights, class_transition, class_label, root_label,
-    words, heads_out, labels_out, made_out,
+    words, heads_out, labels_out, made_out, trace, built_by, reheadings,
 ):
     """Parse one sentence (its words matrix, n + 1 rows) greedily into heads_out, labels_out.
 
     made_out[d] tells whether word d's arc was made by a transition (False:
-    `final_tree` attached it to 0).
+    `final_tree` attached it to 0).  With trace, built_by[d] gets the action
+    id of the transition that gave word d its head at the end of the
+    transitions (-1: none), and reheadings the (word, head) pairs of every
+    arc a later transition replaced or deleted, in order (at most
+    `reheadings_bound(n)` rows); returns how many there were (0 without trace).
     """
     n = words.shape[0] - 1
     n_classes = class_transition.shape[0]
@@ -130,6 +138,9 @@ def parse_sentence(
     scores = np.zeros(n_classes, dtype=np.float64)
     features = np.zeros(program.template_values.shape[0], dtype=np.uint64)
     label_features = np.zeros(program.label_templates.shape[0], dtype=np.uint64)
+    if trace:
+        built_by[:] = -1
+    replaced = 0
     limit = max_steps(n)
     steps = 0
     while not systems.is_terminal(system_id, state) and steps < limit:
@@ -139,21 +150,75 @@ def parse_sentence(
         )
         if c < 0:
             break
-        systems.apply(system_id, state, class_transition[c], class_label[c])
+        if trace:
+            replaced = traced_apply(system_id, state, class_transition[c], class_label[c],
+                                    built_by, reheadings, replaced)
+        else:
+            systems.apply(system_id, state, class_transition[c], class_label[c])
         steps += 1
     final_tree(state, root_label, heads_out, labels_out)
     heads = st.region(state, st.HEADS)
     made_out[0] = False
     for d in range(1, n + 1):
         made_out[d] = heads[d] == heads_out[d]
+    return replaced
+
+
+@njit(cache=True)
+def reheadings_bound(n):
+    """Rows of the re-heading record an n-word sentence may need in any system.
+
+    Every re-heading undoes an arc a transition built.  arc-eager-nm replaces
+    a word's head at most once (LEFT-ARC pops it), covington-nm builds at most
+    one arc per pair of positions (the focus pair never repeats), and the
+    other systems never replace arcs: n(n + 1) / 2 bounds them all.
+    """
+    return n * (n + 1) // 2
+
+
+@njit(cache=True)
+def traced_apply(system_id, state, action, label, built_by, reheadings, count):
+    """Apply action to state, recording what it did to the arcs; returns the new length
+    of the re-heading record (`parse_sentence`).
+
+    An arc transition built its dependent's arc (built_by), and the arcs it
+    replaced (the dependent's previous one) or deleted (the head's own, when
+    covington-nm breaks a cycle) go to the record as (word, previous head).
+    Those two words are the only ones whose heads an action changes (`systems.arc`).
+    """
+    head, dependent = systems.arc(system_id, state, action)
+    heads = st.region(state, st.HEADS)
+    head_was = heads[head] if head > 0 else -1
+    dependent_was = heads[dependent] if dependent > 0 else -1
+    systems.apply(system_id, state, action, label)
+    if dependent <= 0:
+        return count
+    built_by[dependent] = action
+    if dependent_was >= 0 and heads[dependent] != dependent_was:
+        count = record_reheading(reheadings, count, dependent, dependent_was)
+    if head_was >= 0 and heads[head] != head_was:
+        built_by[head] = -1
+        count = record_reheading(reheadings, count, head, head_was)
+    return count
+
+
+@njit(cache=True)
+def record_reheading(reheadings, count, word, head):
+    """Append (word, head) to the re-heading record; returns its new length."""
+    if count >= reheadings.shape[0]:
+        raise RuntimeError("more re-headings than reheadings_bound allows")
+    reheadings[count, 0] = word
+    reheadings[count, 1] = head
+    return count + 1
 
 
 @njit(cache=True, parallel=True)
 def parse_batch(
     system_id, options, program, weights, class_transition, class_label, root_label,
-    offsets, words,
+    offsets, words, trace=False,
 ):
-    """Parse every sentence of a batch; returns (heads, labels, made), a row of `words` each.
+    """Parse every sentence of a batch; returns (heads, labels, made), a row of `words` each,
+    and with trace also (built_by, reheadings, reheading_offsets).
 
     Sentences are shared among numba's threads (`numba.set_num_threads`; all
     cores by default); each is parsed alone, so the output does not depend
@@ -164,17 +229,42 @@ def parse_batch(
     heads[offsets[k] + d] is word d's head (-1 for the root entry);
     labels holds label ids (indices of the model's labels, -1 at the root);
     made tells which arcs a transition made (the others: `final_tree`).
+    With trace (`parse_sentence`): built_by, a row of `words` each, holds the
+    action id that built each word's arc (-1: none), and sentence k's
+    re-headings, (word, previous head) in order, are rows
+    reheading_offsets[k] .. reheading_offsets[k+1] - 1 of reheadings.
+    Without trace, built_by and reheadings are empty and reheading_offsets all 0.
     """
+    sentences = offsets.shape[0] - 1
     heads = np.empty(words.shape[0], dtype=np.int32)
     labels = np.empty(words.shape[0], dtype=np.int32)
     made = np.empty(words.shape[0], dtype=np.bool_)
-    for k in prange(offsets.shape[0] - 1):
+    built_by = np.empty(words.shape[0] if trace else 0, dtype=np.int32)
+    room = np.zeros(sentences + 1, dtype=np.int64)  # where each sentence's record starts
+    if trace:
+        for k in range(sentences):
+            room[k + 1] = room[k] + reheadings_bound(offsets[k + 1] - offsets[k] - 1)
+    reheadings = np.empty((room[sentences], 2), dtype=np.int32)
+    counts = np.zeros(sentences, dtype=np.int64)
+    for k in prange(sentences):
         a, b = offsets[k], offsets[k + 1]
-        parse_sentence(
+        counts[k] = parse_sentence(
             system_id, options, program, weights, class_transition, class_label, root_label,
             words[a:b], heads[a:b], labels[a:b], made[a:b],
+            trace, built_by[a:b], reheadings[room[k] : room[k + 1]],
         )
-    return heads, labels, made
+    if not trace:
+        return heads, labels, made, built_by, reheadings, room
+    # pack the records: sentence k's rows follow sentence k - 1's
+    reheading_offsets = np.zeros(sentences + 1, dtype=np.int64)
+    for k in range(sentences):
+        reheading_offsets[k + 1] = reheading_offsets[k] + counts[k]
+    packed = np.empty((reheading_offsets[sentences], 2), dtype=np.int32)
+    for k in range(sentences):
+        packed[reheading_offsets[k] : reheading_offsets[k + 1]] = (
+            reheadings[room[k] : room[k] + counts[k]]
+        )
+    return heads, labels, made, built_by, packed, reheading_offsets
 
 
 class Batch:
@@ -270,6 +360,12 @@ def single_rooted(
     return head, tuple(deprel)
 
 
+def annotations(trees: list) -> list:
+    """Parses as `arcwise.io.annotate` takes them: (head, deprel), or for a traced
+    parse (head, deprel, its trace's MISC attributes)."""
+    return [tree if len(tree) == 2 else (*tree[:2], tree[2].misc()) for tree in trees]
+
+
 # Label of a word moved under the kept root by `single_root` (the first the model knows):
 # in UD, juxtaposed clauses (what a second root usually is) are parataxis.
 REATTACH_LABELS = ("parataxis", "dep")
@@ -331,14 +427,15 @@ class Parser:
     def __repr__(self) -> str:
         return f"Parser({self.system!r}, {self.classes!r})"
 
-    def parse_encoded(self, batch: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`parse_batch` on an encoded batch: the model's raw flat (heads, label ids, made)."""
+    def parse_encoded(self, batch: Batch, trace: bool = False) -> tuple[np.ndarray, ...]:
+        """`parse_batch` on an encoded batch: the model's raw flat (heads, label ids, made),
+        with trace followed by (built_by, reheadings, reheading_offsets)."""
         if self.guided != batch.guided:
             raise ArcwiseError(
                 "this model is guided (stacking): it parses with the guide's trees"
                 if self.guided else "guide trees given to a model trained without a guide"
             )
-        return parse_batch(
+        parsed = parse_batch(
             self.kernels.system_id,
             self.kernels.options,
             self.table.program,
@@ -348,28 +445,42 @@ class Parser:
             self.classes.labels.index(self.root_label),
             batch.offsets,
             batch.words,
+            trace,
         )
+        return parsed if trace else parsed[:3]
 
     def trees(
-        self, batch: Batch, *, single_root: bool = False
-    ) -> list[tuple[np.ndarray, tuple[str, ...]]]:
+        self, batch: Batch, *, single_root: bool = False, trace: bool = False
+    ) -> list[tuple[Any, ...]]:
         """The (head, deprel) of every sentence of an encoded batch, deprojectivized
-        if the model is pseudo-projective, then single-rooted if asked."""
-        heads, label_ids, made = self.parse_encoded(batch)
+        if the model is pseudo-projective, then single-rooted if asked; with trace,
+        (head, deprel, `arcwise.trace.Trace`)."""
+        heads, label_ids, made, *record = self.parse_encoded(batch, trace)
         labels = self.classes.labels
         offsets = batch.offsets.tolist()
         trees = []
-        for a, b in zip(offsets, offsets[1:]):
+        for i, (a, b) in enumerate(zip(offsets, offsets[1:])):
             head = heads[a:b].copy()
             ids = label_ids[a + 1 : b]
             deprel = (ROOT, *(labels[k] for k in ids.tolist()))
             if self.pseudo_projective is not None and self.marked[ids].any():
                 head, deprel = deprojectivize(head, deprel, self.pseudo_projective)
             if single_root:
+                several_roots = head
                 head, deprel = single_rooted(
                     head, deprel, made[a:b], self.root_label, self.reattach_label
                 )
-            trees.append((head, deprel))
+            if trace:
+                built_by, reheadings, reheading_offsets = record
+                built = np.where(made[a:b], built_by[a:b], -1)
+                if single_root:
+                    built[head != several_roots] = -1  # moved under the kept root
+                trees.append((head, deprel, trace_of_parse(
+                    self.kernels.actions, built,
+                    reheadings[reheading_offsets[i] : reheading_offsets[i + 1]].tolist(),
+                )))
+            else:
+                trees.append((head, deprel))
         return trees
 
     @property
@@ -383,23 +494,26 @@ class Parser:
         *,
         single_root: bool = False,
         guide: Sentence | Sequence[Sentence] | None = None,
-    ) -> tuple[np.ndarray, tuple[str, ...]] | list[tuple[np.ndarray, tuple[str, ...]]]:
+        trace: bool = False,
+    ) -> Any:
         """The (head, deprel) of a sentence, or the list of them for a sequence of sentences.
 
         Every parse is a tree; single_root=True makes exactly one word its
         root (`single_rooted`), otherwise several words may hang from 0.
         guide: a guided model's input, the guide parser's output on the same
-        sentence(s) (only head and deprel are read).
+        sentence(s) (only head and deprel are read).  trace=True gives
+        (head, deprel, trace) instead: what the transitions did
+        (`arcwise.trace.Trace`); the trees are the same.
         """
         if isinstance(sentences, Sentence):
             guides = None if guide is None else [guide]
-            return self.parse([sentences], single_root=single_root, guide=guides)[0]
+            return self.parse([sentences], single_root=single_root, guide=guides, trace=trace)[0]
         trees = []
         for start in range(0, len(sentences), BATCH_SENTENCES):
             end = start + BATCH_SENTENCES
             batch = Batch(sentences[start:end], self.vocabularies,
                           None if guide is None else guide[start:end])
-            trees.extend(self.trees(batch, single_root=single_root))
+            trees.extend(self.trees(batch, single_root=single_root, trace=trace))
         return trees
 
     def parse_file(
@@ -411,6 +525,7 @@ class Parser:
         single_root: bool = False,
         progress: Callable[[int], Any] | None = None,
         batch_sentences: int = BATCH_SENTENCES,
+        trace: bool = False,
     ) -> int:
         """Parse a treebank into another, streaming in batches; returns the sentence count.
 
@@ -418,13 +533,15 @@ class Parser:
         an open stream; `format` as in `arcwise.io.read_treebank` (default:
         from the extension, else CoNLL-U).  output: a path, written
         atomically (gzip if it ends in ``.gz``), ``-`` for stdout, or an open
-        stream; it gets the input's lines with only HEAD and DEPREL replaced.
+        stream; it gets the input's lines with only HEAD and DEPREL replaced
+        (and with trace, the `arcwise.trace` attributes merged into MISC).
         progress(k) is called after each batch of k sentences is written.  If
         anything fails on the way (bad input, an interrupt), no output file
         is left and an existing one is untouched.
         """
         return annotate(
-            input, output, lambda batch: self.parse(batch, single_root=single_root),
+            input, output,
+            lambda batch: annotations(self.parse(batch, single_root=single_root, trace=trace)),
             format=format, batch_sentences=batch_sentences, progress=progress,
         )
 

@@ -29,6 +29,7 @@ from arcwise.errors import ArcwiseError
 from arcwise.io import annotate
 from arcwise.io.conllu import with_tree
 from arcwise.models import modelfile
+from arcwise.trace import NOT_TRANSITION_BASED
 
 GUIDE_PREFIX = "guide_"
 DEFAULT_FOLDS = 2
@@ -116,20 +117,29 @@ class GuidedParser:
     def __repr__(self) -> str:
         return f"GuidedParser(guide={self.guide!r}, guided={self.guided_model!r})"
 
-    def parse(self, sentences, single_root: bool = False):
-        """The (head, deprel) of a sentence, or the list of them for a sequence of sentences."""
+    def parse(self, sentences, single_root: bool = False, trace: bool = False):
+        """The (head, deprel) of a sentence, or the list of them for a sequence of sentences;
+        trace=True (a transition-based guided model): (head, deprel, the guided
+        parser's `arcwise.trace.Trace`), as `arcwise.parse.Parser.parse`."""
         if isinstance(sentences, Sentence):
-            return self.parse([sentences], single_root)[0]
+            return self.parse([sentences], single_root, trace)[0]
+        if trace and is_graph_based(self):  # before the guide runs
+            raise ArcwiseError(NOT_TRANSITION_BASED)
         sentences = list(sentences)
         return self.guided_model.parse(sentences, single_root=single_root,
-                                       guide=parsed(self.guide, sentences))
+                                       guide=parsed(self.guide, sentences), trace=trace)
 
     def parse_file(self, input: str | os.PathLike | IO, output: str | os.PathLike | IO, *,
                    format: str | None = None, single_root: bool = False,
                    progress: Callable[[int], Any] | None = None,
-                   batch_sentences: int = 4096) -> int:
+                   batch_sentences: int = 4096, trace: bool = False) -> int:
         """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`."""
-        return annotate(input, output, lambda batch: self.parse(batch, single_root=single_root),
+        from arcwise.parse import annotations
+
+        if trace and is_graph_based(self):  # even when the input turns out empty
+            raise ArcwiseError(NOT_TRANSITION_BASED)
+        return annotate(input, output,
+                        lambda batch: annotations(self.parse(batch, single_root, trace)),
                         format=format, batch_sentences=batch_sentences, progress=progress)
 
     def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

@@ -24,6 +24,11 @@ def register(app: typer.Typer) -> None:
             help="Exactly one word attached to 0 per sentence: the parser's first root arc "
             "is kept and the other roots are attached to it.",
         ),
+        trace: bool = typer.Option(
+            False, "--trace",
+            help="Record in MISC the transition that built each word's arc (Transition=) and "
+            "the heads transitions replaced (HeadHistory=); transition-based models only.",
+        ),
     ) -> None:
         """Parse IN with MODEL; the output keeps every line and column but HEAD and DEPREL.
 
@@ -31,13 +36,15 @@ def register(app: typer.Typer) -> None:
         pseudo-projective model's output is deprojectivized.  A progress bar
         (sentences, sentences/s) goes to stderr when IN is a file and stderr is
         a terminal; reading stdin, or with stderr redirected, nothing is shown.
+        --trace adds MISC attributes (see `arcwise.trace` and the README).
         """
         import arcwise
 
         parser = arcwise.load(model)
         with _progress(source != "-" and sys.stderr.isatty(), source) as progress:
             try:
-                parser.parse_file(source, output, single_root=single_root, progress=progress)
+                parser.parse_file(source, output, single_root=single_root, progress=progress,
+                                  trace=trace)
             except BrokenPipeError:  # whoever read our stdout has gone (`| head`): stop quietly
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 raise typer.Exit(1) from None

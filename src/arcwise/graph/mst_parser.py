@@ -37,6 +37,7 @@ from arcwise.graph.second_order import (
 )
 from arcwise.io import annotate
 from arcwise.models import arc_labeler, modelfile
+from arcwise.trace import NOT_TRANSITION_BASED
 from arcwise.vocab import Vocabularies
 
 ORDERS = (1, 2)
@@ -236,12 +237,15 @@ class GraphParser:
     def prepare(self, sentence: Sentence, guide: Sentence | None = None) -> GraphSentence:
         return GraphSentence(sentence, self.vocabularies, self._index, guide)
 
-    def parse(self, sentences, single_root: bool = False, guide=None):
+    def parse(self, sentences, single_root: bool = False, guide=None, trace: bool = False):
         """The (head, deprel) of a sentence, or the list of them for a sequence of sentences.
 
         guide: a guided model's input, the guide parser's output on the same
-        sentence(s) (only head and deprel are read).
+        sentence(s) (only head and deprel are read).  trace=True is refused
+        (an `ArcwiseError`): there are no transitions to trace.
         """
+        if trace:
+            raise ArcwiseError(NOT_TRANSITION_BASED)
         if isinstance(sentences, Sentence):
             return self.parse([sentences], single_root, None if guide is None else [guide])[0]
         if self.guided != (guide is not None):
@@ -263,8 +267,11 @@ class GraphParser:
 
     def parse_file(self, input, output, *, format: str | None = None, single_root: bool = False,
                    progress: Callable[[int], Any] | None = None,
-                   batch_sentences: int = 4096) -> int:
-        """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`."""
+                   batch_sentences: int = 4096, trace: bool = False) -> int:
+        """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`
+        (trace=True is refused, as by `parse`)."""
+        if trace:
+            raise ArcwiseError(NOT_TRANSITION_BASED)
         return annotate(input, output, lambda batch: self.parse(batch, single_root=single_root),
                         format=format, batch_sentences=batch_sentences, progress=progress)
 

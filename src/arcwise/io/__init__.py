@@ -80,7 +80,8 @@ def annotate(
     Any parser's ``parse_file``: input as in `read_treebank` (``-`` = stdin);
     output a path, written atomically (gzip if it ends in ``.gz``), ``-`` for
     stdout, or an open stream.  trees_of maps a batch of sentences to their
-    (head, deprel) pairs; only HEAD and DEPREL change in the output.
+    (head, deprel) pairs; only HEAD and DEPREL change in the output.  A
+    (head, deprel, misc) triple also sets MISC attributes (`conllu.with_misc`).
     progress(k) is called after each batch of k sentences is written.  If
     anything fails on the way (bad input, an interrupt), no output file is
     left and an existing one is untouched.
@@ -91,8 +92,9 @@ def annotate(
 
     def annotated() -> Iterator[Sentence]:
         while batch := list(itertools.islice(sentences, batch_sentences)):
-            for sentence, (head, deprel) in zip(batch, trees_of(batch)):
-                yield conllu.with_tree(sentence, head, deprel)
+            for sentence, (head, deprel, *misc) in zip(batch, trees_of(batch)):
+                sentence = conllu.with_tree(sentence, head, deprel)
+                yield conllu.with_misc(sentence, misc[0]) if misc else sentence
             if progress is not None:
                 progress(len(batch))
 

@@ -42,7 +42,7 @@ import os
 import re
 import sys
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import repeat
 from typing import IO, Any
@@ -59,6 +59,7 @@ CHUNK_BYTES = 1 << 20
 
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 HEAD, DEPREL = 6, 7  # column indices, the same in CoNLL-X
+MISC = 9  # column index of MISC (in CoNLL-X the tenth column is PDEPREL)
 
 Source = str | os.PathLike | IO
 Tree = tuple[Sequence[int], Sequence[str] | None]
@@ -525,6 +526,54 @@ def with_tree(
     return dataclasses.replace(
         sentence, head=new_head, deprel=new_deprel, lines=lines, word_lines=word_lines
     )
+
+
+def misc(sentence: Sentence) -> tuple[str, ...]:
+    """The MISC column of every word (n + 1 entries, entry 0 ``_``); the tenth
+    column, PDEPREL, of a CoNLL-X sentence."""
+    lines, word_lines = _lines(sentence)
+    return ("_", *(lines[k].split("\t")[MISC] for k in word_lines[1:]))
+
+
+def with_misc(sentence: Sentence, attributes: Sequence[Mapping[str, str | None]]) -> Sentence:
+    """A copy of `sentence` with MISC attributes set on its words.
+
+    attributes has n + 1 entries (entry 0 is ignored); attributes[i] maps
+    names to values for word i.  Each replaces the attribute of that name in
+    the word's MISC (``Name=value``, ``|``-separated), ``None`` deletes it, a
+    new one goes at the end; the others stay as they are.  MISC without
+    attributes is ``_``.  Only the tenth column of word lines changes.
+    """
+    if len(attributes) != sentence.n + 1:
+        raise ValueError(f"{len(attributes)} MISC entries; the sentence needs {sentence.n + 1}")
+    lines, word_lines = _lines(sentence)
+    lines = list(lines)
+    word_lines = np.asarray(word_lines, dtype=np.int32)
+    for i, k in enumerate(word_lines.tolist()[1:], 1):
+        columns = lines[k].split("\t")
+        columns[MISC] = merged_misc(columns[MISC], attributes[i])
+        lines[k] = "\t".join(columns)
+    return dataclasses.replace(sentence, lines=lines, word_lines=word_lines)
+
+
+def merged_misc(text: str, attributes: Mapping[str, str | None]) -> str:
+    """A MISC value with `attributes` set (see `with_misc`)."""
+    for name, value in attributes.items():
+        if value is not None and ("|" in value or "\t" in value or "\n" in value or not value):
+            raise ValueError(f"bad MISC value {value!r} for {name}")
+    items = [] if text == "_" else text.split("|")
+    out, done = [], set()
+    for item in items:
+        name = item.split("=", 1)[0]
+        if name not in attributes:
+            out.append(item)
+        elif name not in done:  # the first of a name takes the new value, the others go
+            done.add(name)
+            if attributes[name] is not None:
+                out.append(f"{name}={attributes[name]}")
+    out += [f"{name}={value}" for name, value in attributes.items()
+            if name not in done and value is not None]
+    return "|".join(out) or "_"
 
 
 def _check_relations(relations: Sequence[str]) -> None:

@@ -135,6 +135,25 @@ def apply(state, action, label):
     state[st.PREVIOUS] = action
 
 
+@njit(cache=True)
+def arc(state, action):
+    """(head, dependent) of the arc `action` builds in state, (-1, -1) for SHIFT and REDUCE."""
+    s, b, b1 = top(state)
+    if action == LEFT_ARC:
+        return b, s
+    if action == RIGHT_ARC:
+        return s, b
+    if action == LBA:
+        return b1, b
+    if action == RBA:
+        return b, b1
+    if action == LNBA:
+        return b1, s
+    if action == RNBA:
+        return s, b1
+    return -1, -1
+
+
 def describe(state) -> dict:
     """σ and β as lists, for printing a configuration."""
     stack = [int(w) for w in st.region(state, st.STACK)[: state[st.STACK_LEN]]]
@@ -174,5 +193,6 @@ def make(options: frozenset[str]) -> SystemKernels:
         is_terminal=is_terminal,
         legal=legal,
         apply=apply,
+        arc=arc,
         describe=describe,
     )

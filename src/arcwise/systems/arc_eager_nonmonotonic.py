@@ -61,6 +61,20 @@ def apply(state, action, label):
     state[st.PREVIOUS] = action
 
 
+@njit(cache=True)
+def arc(state, action):
+    """(head, dependent) of the arc `action` builds in state, (-1, -1) if none: LEFT-ARC
+    replaces any head of its dependent, REDUCE builds one only for a headless top."""
+    s = st.stack_get(state, st.STACK, 0)
+    if action == LEFT_ARC:
+        return st.buffer_get(state, 0), s
+    if action == RIGHT_ARC:
+        return s, st.buffer_get(state, 0)
+    if action == REDUCE and st.head_of(state, s) == -1:
+        return st.stack_get(state, st.STACK, 1), s
+    return -1, -1
+
+
 describe = ae.describe
 
 

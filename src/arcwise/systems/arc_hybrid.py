@@ -119,6 +119,17 @@ def apply(state, action, label):
     state[st.PREVIOUS] = action
 
 
+@njit(cache=True)
+def arc(state, action):
+    """(head, dependent) of the arc `action` builds in state, (-1, -1) for SHIFT and SWAP."""
+    s1, s0, b = top(state)
+    if action == LEFT_ARC:
+        return b, s0
+    if action == RIGHT_ARC:
+        return s1, s0
+    return -1, -1
+
+
 def describe(state) -> dict:
     """σ and β as lists, for printing a configuration."""
     stack = [int(w) for w in st.region(state, st.STACK)[: state[st.STACK_LEN]]]
@@ -141,5 +152,6 @@ def make(options: frozenset[str]) -> SystemKernels:
         is_terminal=is_terminal,
         legal=legal,
         apply=apply,
+        arc=arc,
         describe=describe,
     )

@@ -26,7 +26,9 @@ class SystemKernels:
 
     initial(n) -> state array; is_terminal(state) -> bool;
     legal(state, mask) fills a bool mask over *all* action ids;
-    apply(state, action, label) edits state in place (label -1 = unlabeled).
+    apply(state, action, label) edits state in place (label -1 = unlabeled);
+    arc(state, action) -> (head, dependent) of the arc the action would build,
+    (-1, -1) if none (see `arcwise.systems.dispatch.arc`).
     """
 
     name: str
@@ -37,6 +39,7 @@ class SystemKernels:
     is_terminal: Callable[[np.ndarray], bool]
     legal: Callable[[np.ndarray, np.ndarray], None]
     apply: Callable[[np.ndarray, int, int], None]
+    arc: Callable[[np.ndarray, int], tuple[int, int]]
     describe: Callable[[np.ndarray], dict[str, Any]] | None = None
 
     @property
@@ -72,8 +75,8 @@ def pack_gold(*arrays) -> tuple[np.ndarray, ...]:
 def kernels_of_module(name: str, module: Any, options: frozenset[str]) -> SystemKernels:
     """The kernels of a system without variants, read from its module.
 
-    The module defines ACTIONS, LABELED, initial, is_terminal, legal, apply and
-    describe; every action is enabled.
+    The module defines ACTIONS, LABELED, initial, is_terminal, legal, apply, arc
+    and describe; every action is enabled.
     """
     if options:
         raise ValueError(f"{name} has no variants, got +{'+'.join(sorted(options))}")
@@ -86,6 +89,7 @@ def kernels_of_module(name: str, module: Any, options: frozenset[str]) -> System
         is_terminal=module.is_terminal,
         legal=module.legal,
         apply=module.apply,
+        arc=module.arc,
         describe=module.describe,
     )
 
@@ -226,6 +230,11 @@ class TransitionSystem:
         state = c.state.copy()
         self.kernels.apply(state, a, label)
         return Configuration(state, self)
+
+    def arc(self, c: Configuration, action: str) -> tuple[int, int] | None:
+        """(head, dependent) of the arc `action` would build in c, None if it builds none."""
+        head, dependent = self.kernels.arc(c.state, self.action_id(action))
+        return None if dependent < 0 else (int(head), int(dependent))
 
     def heads(self, c: Configuration) -> list[int]:
         """Heads of words 0..n: heads[0] == -1, -1 = no head yet."""

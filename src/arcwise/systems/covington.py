@@ -96,6 +96,18 @@ def apply(state, action, label):
     state[st.PREVIOUS] = action
 
 
+@njit(cache=True)
+def arc(state, action):
+    """(head, dependent) of the arc `action` builds in state, (-1, -1) for SHIFT and NO-ARC
+    (the same in the non-monotonic system, whose arcs may also replace others)."""
+    i, j = focus(state)
+    if action == LEFT_ARC:
+        return j, i
+    if action == RIGHT_ARC:
+        return i, j
+    return -1, -1
+
+
 def describe(state) -> dict:
     """λ1, λ2 and B as lists, for printing a configuration."""
     i, j = focus(state)
@@ -125,6 +137,7 @@ def kernels_of(name: str, module, options: frozenset[str]) -> SystemKernels:
         is_terminal=is_terminal,
         legal=module.legal,
         apply=module.apply,
+        arc=module.arc,
         describe=describe,
     )
 

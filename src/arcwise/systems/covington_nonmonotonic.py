@@ -11,6 +11,10 @@ Variant ``+root`` as in `arcwise.systems.covington`: 0 is the first word of
 λ1 and Right-Arc from i = 0 builds a root arc, which a later arc into the
 same word replaces like any other (0 has no head, so it is never on a cycle);
 Left-Arc with i = 0 is never legal.
+
+`arc` (the arc an action builds) is monotonic Covington's: an arc
+transition changes the head of its dependent and, when it would close a
+cycle, deletes the arc into its head; no other arc.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from arcwise.systems.covington import (
     NO_ARC,
     RIGHT_ARC,
     SHIFT,
+    arc,
     describe,
     first_word,
     focus,

@@ -113,3 +113,25 @@ def apply(system, state, action, label):
         two_planar.apply(state, action, label)
     else:
         raise ValueError("unknown system id")
+
+
+@njit(cache=True)
+def arc(system, state, action):
+    """(head, dependent) of the arc `action` would build in state, (-1, -1) if it builds none.
+
+    Read before applying the action.  An arc transition changes the heads of
+    no words but these two: the dependent's is set (replacing any, in the
+    non-monotonic systems), and covington-nm deletes the head's own arc when
+    the new arc would close a cycle.
+    """
+    if system == ARC_EAGER:
+        return arc_eager.arc(state, action)
+    if system == ARC_EAGER_NM:
+        return arc_eager_nonmonotonic.arc(state, action)
+    if system == ARC_HYBRID:
+        return arc_hybrid.arc(state, action)
+    if system == COVINGTON or system == COVINGTON_NM:
+        return covington.arc(state, action)
+    if system == TWO_PLANAR:
+        return two_planar.arc(state, action)
+    raise ValueError("unknown system id")

@@ -101,6 +101,17 @@ def apply(state, action, label):
     state[st.PREVIOUS] = action
 
 
+@njit(cache=True)
+def arc(state, action):
+    """(head, dependent) of the arc `action` builds in state, (-1, -1) if none."""
+    i, _, j = tops(state)
+    if action == LEFT_ARC:
+        return j, i
+    if action == RIGHT_ARC:
+        return i, j
+    return -1, -1
+
+
 def describe(state) -> dict:
     """Active and inactive stacks (bottom first) and the buffer, for printing."""
     p = int(state[st.FOCUS])
