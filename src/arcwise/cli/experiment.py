@@ -32,25 +32,44 @@ def register(app: typer.Typer) -> None:
         allow_dirty: bool = typer.Option(False, "--allow-dirty",
                                          help="Train even when the arcwise source has "
                                               "uncommitted changes (cells are marked dirty)."),
+        treebanks: str | None = typer.Option(None, "--treebanks", metavar="A,B",
+                                             help="Train only these treebanks of the grid."),
+        configurations: str | None = typer.Option(
+            None, "--configurations", metavar="PATTERN,...",
+            help="Train only these configurations (names or patterns like 'covington*')."),
+        seeds: str | None = typer.Option(None, "--seeds", metavar="1,2",
+                                         help="Train only these seeds of the grid."),
         output: Path | None = typer.Option(None, "--output", "-o", metavar="RESULTS_DIR",
                                            help="Folder of the cell results (KEY.json) and the "
                                                 "report GRID.md [default: results/GRID]."),
     ) -> None:
         """Train, parse and score every treebank x configuration x seed of a grid (each cell
         in its own process; finished cells are kept and skipped on the next run), then print
-        one table per contrast with significance and write them as Markdown."""
+        one table per contrast with significance and write them as Markdown.  --treebanks,
+        --configurations and --seeds train a part of the grid; the report covers all of it."""
         from rich.console import Console
 
         from arcwise.experiments import grid as grids
         from arcwise.experiments import report
+        from arcwise.experiments.cells import selection
         from arcwise.experiments.run import run_grid
         from arcwise.io.atomic import atomic_write
 
         if workers is not None and dask is not None:
             raise ArcwiseError("give --workers or --dask, not both")
         grid = grids.load(grid_path, data)
+
+        def split(text: str | None) -> list[str] | None:
+            return [x.strip() for x in text.split(",") if x.strip()] if text else None
+
+        try:
+            seed_list = [int(s) for s in split(seeds)] if seeds else None
+        except ValueError:
+            raise ArcwiseError(f"--seeds takes integers, not {seeds!r}") from None
+        select = selection(grid, split(treebanks), split(configurations), seed_list) \
+            if treebanks or configurations or seeds else None
         results_dir = output if output is not None else Path("results") / grid.name
-        err = Console(stderr=True, highlight=False)
+        err = Console(stderr=True, highlight=False, soft_wrap=True)
         command = shlex.join(["arcwise", "experiment", *sys.argv[2:]]) \
             if len(sys.argv) > 1 and sys.argv[1] == "experiment" else None
         total = len(grid.treebanks) * len(grid.configurations) * len(grid.seeds)
@@ -76,7 +95,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             outcome = run_grid(grid, results_dir, workers=workers or 2, dask=dask,
-                               rerun=not resume, allow_dirty=allow_dirty,
+                               rerun=not resume, allow_dirty=allow_dirty, select=select,
                                on_start=on_start, on_result=on_result)
         except KeyboardInterrupt:
             from arcwise.experiments.cells import load_results

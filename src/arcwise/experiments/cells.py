@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from arcwise.errors import ArcwiseError
-from arcwise.experiments.grid import Configuration, Grid, treebank_files
+from arcwise.experiments.grid import SPLITS, Configuration, Grid, treebank_files
 
 FORMAT = 2
 
@@ -67,9 +67,12 @@ class Cell:
         return {**asdict(self), "config": self.config.to_dict()}
 
 
-def cells_of(grid: Grid) -> list[Cell]:
-    """Every cell of the grid, treebank by treebank (ArcwiseError if a treebank is missing)."""
-    files = {t: treebank_files(grid, t) for t in grid.treebanks}
+def cells_of(grid: Grid, resolve: bool = True) -> list[Cell]:
+    """Every cell of the grid, treebank by treebank; with `resolve`, the split files are
+    looked up under the data root (ArcwiseError if a treebank is missing), else left empty
+    (enough to name a cell and find its result)."""
+    files = {t: treebank_files(grid, t) if resolve else dict.fromkeys(SPLITS, "")
+             for t in grid.treebanks}
     return [Cell(t, str(files[t]["train"]), str(files[t]["dev"]), str(files[t]["test"]), config,
                  seed, grid.epochs, grid.limits.get("train"), grid.limits.get("dev"),
                  grid.limits.get("test"))
@@ -199,3 +202,27 @@ def check_cached(cell: Cell, result: dict[str, Any]) -> None:
             raise ArcwiseError(
                 f"{result['key']}.json: cached cell has {field} {stored.get(field)!r}, the grid "
                 f"says {wanted[field]!r}: rename the configuration or remove the file")
+
+
+def selection(grid: Grid, treebanks: list[str] | None = None,
+              configurations: list[str] | None = None, seeds: list[int] | None = None):
+    """A predicate on the grid's cells: the given treebanks, configurations (names or fnmatch
+    patterns) and seeds, None meaning all; ArcwiseError for a value the grid does not have."""
+    import fnmatch
+
+    names = [c.name for c in grid.configurations]
+    for pattern in configurations or ():
+        if not fnmatch.filter(names, pattern):
+            raise ArcwiseError(f"{grid.path}: no configuration matches {pattern!r}")
+    for value, known, what in ((treebanks, grid.treebanks, "treebank"),
+                               (seeds, grid.seeds, "seed")):
+        if unknown := [v for v in value or () if v not in known]:
+            raise ArcwiseError(f"{grid.path}: no {what} {unknown[0]!r} in the grid")
+
+    def selected(cell: Cell) -> bool:
+        return ((treebanks is None or cell.treebank in treebanks)
+                and (seeds is None or cell.seed in seeds)
+                and (configurations is None
+                     or any(fnmatch.fnmatchcase(cell.config.name, p) for p in configurations)))
+
+    return selected

@@ -119,14 +119,15 @@ def load(path: str | Path, data: str | Path | None = None) -> Grid:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise ArcwiseError(f"{path}: cannot read the grid: {getattr(error, 'strerror', None) or error}")
+        reason = getattr(error, "strerror", None) or error
+        raise ArcwiseError(f"{path}: cannot read the grid: {reason}") from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        where = re.search(r"\(at line (\d+), column \d+\)", str(error))
-        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error))
-        raise InputError(str(path), int(where.group(1)) if where else None,
-                         f"not valid TOML: {message}") from None
+        where = re.search(r"\s*\(at (?:line (\d+), column \d+|end of document)\)", str(error))
+        line = int(where.group(1)) if where and where.group(1) else len(text.splitlines()) or 1
+        message = str(error)[:where.start()] if where else str(error)
+        raise InputError(str(path), line, f"not valid TOML: {message}") from None
     return parse(raw, path, data)
 
 
@@ -287,7 +288,8 @@ class _Checker:
         from arcwise import systems
         from arcwise.train import ORACLES, train
 
-        self.keys(entry, where, required={"system", "oracle"}, optional={"name", "bound", "options"})
+        self.keys(entry, where, required={"system", "oracle"},
+                  optional={"name", "bound", "options"})
         system = self.string(entry["system"], f"{where}: system")
         oracle = entry["oracle"]
         if oracle not in ORACLES:

@@ -61,13 +61,15 @@ def provenance(grid: Grid, results: list[dict[str, Any]], total_cells: int) -> l
             f"- {len(results)} of {total_cells} cells finished, between "
             f"{min(r['finished'] for r in results)} and {max(r['finished'] for r in results)}; "
             "git revision of the package source: "
-            + ", ".join(f"{rev} ({n} cells)" for rev, n in sorted(revisions.items())) + ".")
+            + ", ".join(f"{rev} ({n} cell{'s' * (n > 1)})"
+                        for rev, n in sorted(revisions.items())) + ".")
     else:
         lines.append(f"- 0 of {total_cells} cells finished.")
     limits = ", ".join(f"first {n} {split} sentences" for split, n in grid.limits.items())
     lines += [
-        f"- Training: `arcwise.train.train`, {grid.epochs} epoch{'s' * (grid.epochs > 1)}, the epoch with the best dev "
-        f"LAS kept; seeds {', '.join(map(str, grid.seeds))}; {limits or 'all sentences'}.",
+        f"- Training: `arcwise.train.train`, {grid.epochs} epoch{'s' * (grid.epochs > 1)}, "
+        f"the epoch with the best dev LAS kept; seeds {', '.join(map(str, grid.seeds))}; "
+        f"{limits or 'all sentences'}.",
         "- Scoring: test split, gold tokenization, gold tags from the files, punctuation "
         "included, UAS and LAS (full DEPREL) by `arcwise.eval.metrics.evaluate`.",
     ]

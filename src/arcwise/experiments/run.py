@@ -30,28 +30,43 @@ class Outcome:
     errors: list[str]
 
 
-def plan(grid: Grid, results_dir: str | Path, rerun: bool = False
+def plan(grid: Grid, results_dir: str | Path, rerun: bool = False,
+         select: Callable[[Cell], bool] | None = None
          ) -> tuple[list[Cell], list[Cell], dict[str, dict[str, Any]]]:
-    """The grid's cells, those still to train, and every finished result in results_dir."""
+    """The grid's cells, those still to train (among the `select`ed ones; their treebank
+    files looked up), and every finished result in results_dir.  A finished grid needs
+    no data."""
     cached = load_results(results_dir) if Path(results_dir).is_dir() else {}
-    cells, todo = cells_of(grid), []
+    cells = cells_of(grid, resolve=False)
     for cell in cells:
         if cell.key in cached and not rerun:
             check_cached(cell, cached[cell.key])
-        else:
-            todo.append(cell)
+    missing = {c.key for c in cells if (rerun or c.key not in cached)
+               and (select is None or select(c))}
+    todo = [c for c in cells_of(grid) if c.key in missing] if missing else []
     return cells, todo, cached
+
+
+def finished(grid: Grid, results_dir: str | Path) -> list[dict[str, Any]]:
+    """The grid's finished results in results_dir, in the grid's order (no training)."""
+    cached = load_results(results_dir) if Path(results_dir).is_dir() else {}
+    cells = [c for c in cells_of(grid, resolve=False) if c.key in cached]
+    for cell in cells:
+        check_cached(cell, cached[cell.key])
+    return [cached[c.key] for c in cells]
 
 
 def run_grid(grid: Grid, results_dir: str | Path, *, workers: int = 2, dask: Any = None,
              rerun: bool = False, allow_dirty: bool = False, revision: Revision | None = None,
+             select: Callable[[Cell], bool] | None = None,
              on_start: Callable[[list[Cell], int], Any] | None = None,
              on_result: Callable[[dict[str, Any]], Any] | None = None) -> Outcome:
-    """Train the missing cells of `grid` into results_dir (local pool of `workers`
-    processes, or the Dask scheduler `dask`: address or Client).  on_start(todo, cached
-    count) before training, on_result(result) after each cell is saved."""
+    """Train the missing cells of `grid` (those `select` accepts, if given) into
+    results_dir (local pool of `workers` processes, or the Dask scheduler `dask`: address
+    or Client).  on_start(todo, finished count) before training, on_result(result) after
+    each cell is saved.  The outcome's results: every finished cell of the grid."""
     results_dir = Path(results_dir)
-    cells, todo, cached = plan(grid, results_dir, rerun)
+    cells, todo, cached = plan(grid, results_dir, rerun, select)
     if todo:
         revision = revision or source_revision()
         if revision.dirty and not allow_dirty:
@@ -63,7 +78,7 @@ def run_grid(grid: Grid, results_dir: str | Path, *, workers: int = 2, dask: Any
         except OSError as error:
             raise ArcwiseError(f"{results_dir}: cannot create: {error.strerror}") from None
     if on_start:
-        on_start(todo, len(cells) - len(todo))
+        on_start(todo, sum(c.key in cached for c in cells))
     trained = []
 
     def keep(result: dict[str, Any]) -> None:

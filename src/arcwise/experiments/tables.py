@@ -193,8 +193,13 @@ def render_contrast(result: ContrastResult) -> Rendered:
                     _fmt(result.mean_difference(m), sign=True), ""]
         rows.append(tuple(row))
         n = len(result.rows)
+        def significant(m: str) -> str:
+            if all(r.p[m] is None for r in result.rows):
+                return "no p-values"
+            return f"{result.significant_wins(m)} significant"
+
         notes.append(f"`{a}` beats `{b}`: " + "; ".join(
-            f"{m.upper()} on {result.wins(m)} of {n} ({result.significant_wins(m)} significant), "
+            f"{m.upper()} on {result.wins(m)} of {n} ({significant(m)}), "
             f"mean {result.mean_difference(m):+.2f}" for m in METRICS))
     else:
         notes.append("No treebank has results of both yet.")
@@ -221,8 +226,13 @@ def render_overview(title: str, columns: Sequence[tuple[str, str]],
             note = "" if len(have) == len(shown) else f" ({len(have)})"
             average += [_fmt(statistics.mean(s[m] for s in have)) + note for m in METRICS]
         rows.append(tuple(average))
-    seeds = sorted({s for (t, c), runs in cells.items() if t in shown
-                    and c in {c for _, c in columns} for s in runs})
-    notes = (f"Mean test UAS / LAS over seeds {', '.join(map(str, seeds))}." if seeds
-             else "No results yet.",)
+    seeds = {h: sorted({s for t in shown for s in cells.get((t, c), {})}) for h, c in columns}
+    if not shown:
+        notes = ("No results yet.",)
+    elif len({tuple(s) for s in seeds.values()}) == 1:
+        common = next(iter(seeds.values()))
+        notes = (f"Mean test UAS / LAS over seeds {', '.join(map(str, common))}.",)
+    else:
+        notes = ("Mean test UAS / LAS over the seeds of each column: " + "; ".join(
+            f"{h} {', '.join(map(str, s))}" for h, s in seeds.items()) + ".",)
     return Rendered(title, tuple(header), tuple(rows), notes)
