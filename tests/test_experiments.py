@@ -185,7 +185,7 @@ def test_smoke_cells_hold_scores_counts_and_revision(smoke):
         assert 100 * sum(counts["head"]) / sum(counts["scored"]) == pytest.approx(r["test"]["uas"])
         assert 100 * sum(counts["labeled"]) / sum(counts["scored"]) == pytest.approx(
             r["test"]["las"])
-        assert len(r["git"]) == 40 and r["git"] == source_revision().commit
+        assert r["git"] == source_revision().commit
         assert r["train_sentences"] == grid.limits["train"] and r["epoch_seconds"]
     text = (out / "smoke.md").read_text()
     assert "#### arc-eager:dynamic vs arc-eager:static" in text and "| en_ewt | 2 |" in text
@@ -196,7 +196,7 @@ def test_the_same_grid_on_a_dask_cluster_gives_the_same_cells(smoke, tmp_path):
 
     local = load_results(smoke[0])
     grid = grids.load(SMOKE)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster, Client(cluster) as client:
         outcome = run_grid(grid, tmp_path, dask=client, revision=CLEAN)
     assert sorted(outcome.trained) == sorted(local) and not outcome.errors

@@ -86,13 +86,6 @@ def register(app: typer.Typer) -> None:
                       f"test UAS {result['test']['uas']:.2f} LAS {result['test']['las']:.2f} "
                       f"({result['train_seconds']:.0f} s)")
 
-        def write_report(results: list[dict]) -> Path:
-            path = results_dir / f"{grid.name}.md"
-            results_dir.mkdir(parents=True, exist_ok=True)
-            with atomic_write(path) as out:
-                out.write(report.markdown(grid, results, total, command))
-            return path
-
         try:
             outcome = run_grid(grid, results_dir, workers=workers or 2, dask=dask,
                                rerun=not resume, allow_dirty=allow_dirty, select=select,
@@ -105,13 +98,24 @@ def register(app: typer.Typer) -> None:
                                f"{results_dir}: run the same command to resume") from None
         except OSError as error:  # e.g. no Dask scheduler at the address
             raise ArcwiseError(f"cannot run the cells: {error}") from None
+        try:
+            sections = report.sections(grid, outcome.results)
+        except KeyboardInterrupt:
+            raise ArcwiseError(f"interrupted; every finished cell is kept in {results_dir}") \
+                from None
         console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-        for overview, contrasts, paper in report.sections(grid, outcome.results):
+        for overview, contrasts, _ in sections:
             if overview is not None:
                 console.print(overview.rich())
             for contrast in contrasts:
                 console.print(contrast.rich())
-        path = write_report(outcome.results)
+        path = results_dir / f"{grid.name}.md"
+        try:
+            results_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ArcwiseError(f"{results_dir}: cannot create: {error.strerror}") from None
+        with atomic_write(path) as out:
+            out.write(report.markdown(grid, outcome.results, total, command, computed=sections))
         err.print(f"wrote {path} ({len(outcome.results)} of {total} cells, "
                   f"{len(outcome.trained)} trained now)")
         for error in outcome.errors:

@@ -110,7 +110,11 @@ class Grid:
         return self.path.stem
 
     def configuration(self, name: str) -> Configuration:
-        return next(c for c in self.configurations if c.name == name)
+        """The configuration named `name` (KeyError if none)."""
+        for c in self.configurations:
+            if c.name == name:
+                return c
+        raise KeyError(name)
 
 
 def load(path: str | Path, data: str | Path | None = None) -> Grid:

@@ -97,14 +97,17 @@ def every_cell(results: list[dict[str, Any]], order: list[str]) -> tables.Render
 
 
 def markdown(grid: Grid, results: list[dict[str, Any]], total_cells: int,
-             command: str | None = None, level: int = 2, cells_table: bool = True) -> str:
-    """The report of a grid as Markdown, headings from level `level`."""
+             command: str | None = None, level: int = 2, cells_table: bool = True,
+             computed: list | None = None) -> str:
+    """The report of a grid as Markdown, headings from level `level`; `computed`: its
+    `sections` if already computed (the significance tests take a while)."""
     h = "#" * level
     out = [f"{h} {grid.title}", ""]
     if command:
         out.append(f"- Command: `{command}` (a run trains only the cells not yet finished)")
     out += provenance(grid, results, total_cells)
-    for overview, contrasts, paper in sections(grid, results):
+    for overview, contrasts, paper in computed if computed is not None else sections(grid,
+                                                                                        results):
         if overview is not None:
             out += ["", f"{h}# {overview.title}", "", overview.markdown()]
         for contrast in contrasts:
