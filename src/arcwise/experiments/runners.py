@@ -16,6 +16,8 @@ caller saves it at once (a killed run keeps every finished cell).
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -34,7 +36,7 @@ def run_local(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
         return []
     pool = ProcessPoolExecutor(min(workers, len(cells)),
                                mp_context=multiprocessing.get_context("spawn"),
-                               max_tasks_per_child=1)
+                               initializer=_end_quietly_on_interrupt, max_tasks_per_child=1)
     try:
         futures = {pool.submit(run_cell, cell, revision): cell for cell in cells}
         return _collect(as_completed(futures), futures, on_result)
@@ -60,6 +62,12 @@ def run_dask(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
     finally:
         if client is not scheduler:
             client.close()
+
+
+def _end_quietly_on_interrupt() -> None:
+    """In a local worker: Ctrl-C (the whole process group gets it) ends the worker without a
+    traceback; the main process says what was kept."""
+    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signum))
 
 
 def _collect(finished: Iterable, futures: dict, on_result: OnResult) -> list[str]:
