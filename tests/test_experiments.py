@@ -300,6 +300,18 @@ def test_contrast_figures_match_a_hand_computation():
     assert "UAS on 1 of 2 (0 significant), mean -5.00" in rendered.markdown()
 
 
+def test_the_report_quotes_each_paper_once_beside_our_tables(tmp_path):
+    text = GOOD + 'paper = "t3"\n[papers.t3]\ntext = "PAPER-T3"\n'
+    grid = grids.load(write_grid(tmp_path, text))
+    results = [fake("en_ewt", "arc-eager:static", 1, [5, 5], [3, 3], [2, 2]),
+               fake("en_ewt", "covington-nm:dynamic:upper", 1, [5, 5], [4, 3], [2, 2])]
+    for r in results:
+        r.update(finished="2026-11-25 10:00:00 UTC", git=None, dirty=False)
+    text = report.markdown(grid, results, 2, cells_table=False)
+    assert text.count("PAPER-T3") == 1
+    assert text.index("| en_ewt | 1 | 70.00 | 60.00 | +10.00 |") < text.index("PAPER-T3")
+
+
 def test_significance_marks_and_old_cells_without_counts():
     words = [10] * 40
     strong = [fake("t", "A", 1, words, [10] * 40, [10] * 40),

@@ -16,37 +16,36 @@ from arcwise.experiments.grid import Grid, Table
 
 
 def sections(grid: Grid, results: list[dict[str, Any]]
-             ) -> list[tuple[tables.Rendered, list[tables.Rendered], str | None]]:
-    """(overview, its contrasts, paper Markdown or None) in the grid's order; the contrasts
-    under no overview come last, one each, with None for the overview."""
+             ) -> list[tuple[tables.Rendered | None, list[tables.Rendered], list[str]]]:
+    """(overview, its contrasts, the papers' tables to quote) in the grid's order; the
+    contrasts under no overview come last, one each, with None for the overview.  Each
+    paper table is quoted once, after the first overview or contrast that names it."""
     layout = grid.tables or (Table(grid.title, tuple((c.name, c.name)
                                                      for c in grid.configurations)),)
-    shown_contrasts: set[int] = set()
+    placed: set[int] = set()
     quoted: set[str] = set()
+
+    def quote(*keys: str | None) -> list[str]:
+        new = [k for k in dict.fromkeys(keys) if k and k not in quoted]
+        quoted.update(new)
+        return [grid.papers[k] for k in new]
+
+    def render(k: int) -> tables.Rendered:
+        placed.add(k)
+        return tables.render_contrast(tables.contrast(grid.contrasts[k], results,
+                                                      grid.treebanks))
+
     out = []
     for table in layout:
         names = {c for _, c in table.columns}
-        overview = tables.render_overview(table.title, table.columns, results, grid.treebanks)
-        contrasts = []
-        for k, contrast in enumerate(grid.contrasts):
-            if k not in shown_contrasts and {contrast.a, contrast.b} <= names:
-                shown_contrasts.add(k)
-                contrasts.append(tables.render_contrast(
-                    tables.contrast(contrast, results, grid.treebanks)))
-        paper = None
-        if table.paper and table.paper not in quoted:
-            quoted.add(table.paper)
-            paper = grid.papers[table.paper]
-        out.append((overview, contrasts, paper))
+        mine = [k for k, c in enumerate(grid.contrasts)
+                if k not in placed and {c.a, c.b} <= names]
+        out.append((tables.render_overview(table.title, table.columns, results, grid.treebanks),
+                    [render(k) for k in mine],
+                    quote(table.paper, *(grid.contrasts[k].paper for k in mine))))
     for k, contrast in enumerate(grid.contrasts):
-        if k in shown_contrasts:
-            continue
-        rendered = tables.render_contrast(tables.contrast(contrast, results, grid.treebanks))
-        paper = None
-        if contrast.paper and contrast.paper not in quoted:
-            quoted.add(contrast.paper)
-            paper = grid.papers[contrast.paper]
-        out.append((None, [rendered], paper))
+        if k not in placed:
+            out.append((None, [render(k)], quote(contrast.paper)))
     return out
 
 
@@ -106,14 +105,14 @@ def markdown(grid: Grid, results: list[dict[str, Any]], total_cells: int,
     if command:
         out.append(f"- Command: `{command}` (a run trains only the cells not yet finished)")
     out += provenance(grid, results, total_cells)
-    for overview, contrasts, paper in computed if computed is not None else sections(grid,
-                                                                                        results):
+    for overview, contrasts, papers in computed if computed is not None else sections(grid,
+                                                                                         results):
         if overview is not None:
             out += ["", f"{h}# {overview.title}", "", overview.markdown()]
         for contrast in contrasts:
             out += ["", f"{h}{'#' if overview is None else '##'} {contrast.title}", "",
                     contrast.markdown()]
-        if paper:
+        for paper in papers:
             out += ["", paper.rstrip()]
     if cells_table:
         cells = every_cell(results, [c.name for c in grid.configurations])
