@@ -195,13 +195,13 @@ def test_smoke_cells_hold_scores_counts_and_revision(smoke):
 
 
 def test_the_same_grid_on_a_dask_cluster_gives_the_same_cells(smoke, tmp_path):
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import LocalCluster
 
     local = load_results(smoke[0])
     grid = grids.load(SMOKE)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        outcome = run_grid(grid, tmp_path, dask=client, revision=CLEAN)
+                      dashboard_address=None) as cluster:  # as --dask tcp://127.0.0.1:PORT
+        outcome = run_grid(grid, tmp_path, dask=cluster.scheduler_address, revision=CLEAN)
     assert sorted(outcome.trained) == sorted(local) and not outcome.errors
     for r in outcome.results:  # same seed, same model, same scores
         assert r["counts"] == local[r["key"]]["counts"]
