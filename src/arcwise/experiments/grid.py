@@ -159,7 +159,7 @@ def parse(raw: dict[str, Any], path: Path, data: str | Path | None = None) -> Gr
     papers = {}
     for key, entry in check.table(raw.get("papers", {}), "[papers]").items():
         entry = check.table(entry, f"[papers.{key}]")
-        check.keys(entry, f"[papers.{key}]", required={"text"}, optional={"title"})
+        check.keys(entry, f"[papers.{key}]", required={"text"})
         papers[key] = check.string(entry["text"], f"papers.{key}.text")
 
     def paper(entry: dict, where: str) -> str | None:
