@@ -45,6 +45,28 @@ def test_speed_main_measures_every_figure(bench, capsys):
     assert "| arc-eager | dynamic |" in speed.markdown_table([result])
 
 
+TINY_GRID = """\
+title = "Tiny"
+treebanks = ["English-Tiny"]
+seeds = [1]
+epochs = 1
+[[configurations]]
+name = "covington:static"
+system = "covington"
+oracle = "static"
+[[configurations]]
+name = "covington:dynamic"
+system = "covington"
+oracle = "dynamic"
+[[contrasts]]
+a = "covington:dynamic"
+b = "covington:static"
+paper = "t3"
+[papers.t3]
+text = "The paper's Table 3"
+"""
+
+
 def test_accuracy_main_writes_results_and_resumes(bench, tmp_path):
     _, accuracy = bench
     folder = tmp_path / "ud" / "English-Tiny"
@@ -52,17 +74,21 @@ def test_accuracy_main_writes_results_and_resumes(bench, tmp_path):
     for split in ("train", "dev", "test"):
         sentences = itertools.islice(read_treebank(EWT / f"{split}.conllu.gz"), 20)
         conllu.write(folder / f"{split}.conllu.gz", sentences)
-    argv = [str(tmp_path / "ud" / "*" / "train.conllu.gz"), "--epochs", "1", "--workers", "1",
-            "--configs", "covington:static", "--results", str(tmp_path / "results"),
+    grid = tmp_path / "tiny.toml"
+    grid.write_text(TINY_GRID)
+    argv = ["--data", str(tmp_path / "ud"), "--grids", str(grid), "--workers", "1",
+            "--allow-dirty", "--results", str(tmp_path / "results"),
             "--output", str(tmp_path / "RESULTS.md")]
-    [result] = accuracy.main(argv)
-    assert result["cell"]["treebank"] == "English-Tiny"
-    assert 0 <= result["test"]["las"] <= result["test"]["uas"] <= 100
+    results = accuracy.main(argv)["tiny"]
+    assert [r["cell"]["config"]["name"] for r in results] == ["covington:static",
+                                                               "covington:dynamic"]
+    assert all(0 <= r["test"]["las"] <= r["test"]["uas"] <= 100 for r in results)
     report = (tmp_path / "RESULTS.md").read_text()
-    assert "| English-Tiny |" in report and "Table 3" in report
-    assert len(list((tmp_path / "results").glob("*.json"))) == 1
-    # a second run finds the cached cell and trains nothing
-    assert accuracy.main(argv) == [result]
+    assert "| English-Tiny | 1 |" in report and "The paper's Table 3" in report
+    assert len(list((tmp_path / "results").glob("*.json"))) == 2
+    # a second run finds the cached cells and trains nothing; without --data, only reports
+    assert accuracy.main(argv) == {"tiny": results}
+    assert accuracy.main(argv[2:]) == {"tiny": results}
 
 
 def test_combination_main_trains_missing_models_then_reuses_them(tmp_path, monkeypatch):

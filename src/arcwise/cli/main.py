@@ -45,6 +45,7 @@ COMMAND_MODULES = [
     "stats",
     "oracle",
     "loss_bounds",
+    "experiment",
 ]
 
 for _name in COMMAND_MODULES:

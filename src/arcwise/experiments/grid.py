@@ -1,0 +1,322 @@
+"""An experiment grid: treebanks x configurations x seeds, read from a TOML file.
+
+A grid file (see README, "Experiments", and experiments/*.toml)::
+
+    title = "Covington: static, dynamic, non-monotonic"   # optional
+    data = "../data"          # optional data root, relative to this file; --data overrides
+    treebanks = ["Basque-BDT", "English-EWT"]   # folders under the data root
+    seeds = [1, 2, 3]
+    epochs = 15
+    options = { transition_buckets = 4096 }    # optional, every configuration
+    [limits]                  # optional: only the first N sentences of a split
+    train = 200
+    dev = 50
+    test = 50
+
+    [[configurations]]
+    name = "covington-nm:upper"       # optional, default SYSTEM:ORACLE[:BOUND]
+    system = "covington-nm"
+    oracle = "dynamic"
+    bound = "upper"                   # optional
+    options = { oracle_priority = "monotonic" }   # any other arcwise.train.train keyword
+
+    [[contrasts]]
+    a = "covington-nm:upper"          # does A beat B?
+    b = "covington:dynamic"
+    paper = "table-3"                 # optional: a key of [papers]
+
+    [[tables]]                        # optional: overview tables, one column per configuration
+    title = "Covington (2017 paper, Table 3)"
+    columns = [["static", "covington:static"], ["nm upper", "covington-nm:upper"]]
+    paper = "table-3"
+
+    [papers.table-3]
+    text = '''the paper's table, Markdown'''
+
+A treebank folder holds its three splits as ``train.conllu(.gz)`` (the
+bundled data/en_ewt) or UD's ``*-ud-train.conllu(.gz)``, likewise dev and
+test.  Every problem is reported as one line naming the grid file.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arcwise.errors import ArcwiseError, InputError
+
+SPLITS = ("train", "dev", "test")
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+:._-]*$")  # also a part of a file name
+# train() arguments a cell sets itself; a configuration's options may not name them
+CELL_ARGUMENTS = frozenset({"system", "train_sentences", "dev_sentences", "oracle", "bound",
+                            "epochs", "seed", "progress", "guide", "dev_guide", "table"})
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One way of training: a transition system, its oracle and bound, more train() options."""
+
+    name: str
+    system: str
+    oracle: str
+    bound: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "system": self.system, "oracle": self.oracle,
+                "bound": self.bound, "options": dict(sorted(self.options.items()))}
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """Does configuration `a` beat configuration `b`? `paper`: the paper table to quote."""
+
+    a: str
+    b: str
+    paper: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """An overview table: one (header, configuration) column pair of UAS/LAS per column."""
+
+    title: str
+    columns: tuple[tuple[str, str], ...]
+    paper: str | None = None
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A parsed and validated grid file."""
+
+    path: Path
+    title: str
+    data: Path | None
+    treebanks: tuple[str, ...]
+    configurations: tuple[Configuration, ...]
+    seeds: tuple[int, ...]
+    epochs: int
+    limits: dict[str, int]  # split -> first N sentences
+    contrasts: tuple[Contrast, ...] = ()
+    tables: tuple[Table, ...] = ()
+    papers: dict[str, str] = field(default_factory=dict)  # key -> Markdown
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+    def configuration(self, name: str) -> Configuration:
+        """The configuration named `name` (KeyError if none)."""
+        for c in self.configurations:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+
+def load(path: str | Path, data: str | Path | None = None) -> Grid:
+    """Read and validate the grid file at `path`; `data` overrides its data root."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise ArcwiseError(f"{path}: cannot read the grid: {reason}") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        where = re.search(r"\s*\(at (?:line (\d+), column \d+|end of document)\)", str(error))
+        line = int(where.group(1)) if where and where.group(1) else len(text.splitlines()) or 1
+        message = str(error)[:where.start()] if where else str(error)
+        raise InputError(str(path), line, f"not valid TOML: {message}") from None
+    return parse(raw, path, data)
+
+
+def parse(raw: dict[str, Any], path: Path, data: str | Path | None = None) -> Grid:
+    """Validate a grid read from TOML (`path` names it in errors and anchors its data root)."""
+    check = _Checker(path)
+    check.keys(raw, "the grid", required={"treebanks", "configurations", "seeds", "epochs"},
+               optional={"title", "data", "options", "limits", "contrasts", "tables", "papers"})
+    treebanks = tuple(check.names(raw["treebanks"], "treebanks"))
+    seeds = tuple(check.int_list(raw["seeds"], "seeds", minimum=0))
+    epochs = check.integer(raw["epochs"], "epochs", minimum=1)
+    limits = check.table(raw.get("limits", {}), "[limits]")
+    check.keys(limits, "[limits]", optional=set(SPLITS))
+    for split, n in limits.items():
+        check.integer(n, f"limits.{split}", minimum=1)
+    shared = check.table(raw.get("options", {}), "options")
+
+    configurations = []
+    for k, entry in enumerate(check.array_of_tables(raw["configurations"], "configurations"), 1):
+        configurations.append(check.configuration(entry, f"[[configurations]] {k}", shared))
+    names = [c.name for c in configurations]
+    if duplicate := next((n for n in names if names.count(n) > 1), None):
+        raise check.error(f"two configurations are named {duplicate!r}")
+
+    papers = {}
+    for key, entry in check.table(raw.get("papers", {}), "[papers]").items():
+        entry = check.table(entry, f"[papers.{key}]")
+        check.keys(entry, f"[papers.{key}]", required={"text"})
+        papers[key] = check.string(entry["text"], f"papers.{key}.text")
+
+    def paper(entry: dict, where: str) -> str | None:
+        key = entry.get("paper")
+        if key is not None and key not in papers:
+            raise check.error(f"{where}: paper {key!r} is not in [papers]")
+        return key
+
+    contrasts = []
+    for k, entry in enumerate(check.array_of_tables(raw.get("contrasts", []), "contrasts"), 1):
+        where = f"[[contrasts]] {k}"
+        check.keys(entry, where, required={"a", "b"}, optional={"paper"})
+        for side in ("a", "b"):
+            check.known(entry[side], names, f"{where}: {side}")
+        contrasts.append(Contrast(entry["a"], entry["b"], paper(entry, where)))
+
+    tables = []
+    for k, entry in enumerate(check.array_of_tables(raw.get("tables", []), "tables"), 1):
+        where = f"[[tables]] {k}"
+        check.keys(entry, where, required={"title", "columns"}, optional={"paper"})
+        if not isinstance(entry["columns"], list) or not entry["columns"]:
+            raise check.error(f"{where}: columns must be a list of [header, configuration] pairs")
+        columns = []
+        for column in entry["columns"]:
+            if not (isinstance(column, list) and len(column) == 2
+                    and all(isinstance(x, str) for x in column)):
+                raise check.error(f"{where}: columns must be [header, configuration] pairs")
+            check.known(column[1], names, f"{where}: column")
+            columns.append((column[0], column[1]))
+        tables.append(Table(check.string(entry["title"], f"{where}: title"), tuple(columns),
+                            paper(entry, where)))
+
+    if data is not None:
+        root = Path(data)
+    elif "data" in raw:
+        root = Path(check.string(raw["data"], "data"))
+        root = root if root.is_absolute() else path.parent / root
+    else:
+        root = None
+    return Grid(path=path, title=check.string(raw.get("title", path.stem), "title"),
+                data=root, treebanks=treebanks, configurations=tuple(configurations),
+                seeds=seeds, epochs=epochs, limits=dict(limits), contrasts=tuple(contrasts),
+                tables=tuple(tables), papers=papers)
+
+
+def treebank_files(grid: Grid, treebank: str) -> dict[str, Path]:
+    """split -> file of `treebank` under the grid's data root (ArcwiseError if not found)."""
+    if grid.data is None:
+        raise ArcwiseError(f"{grid.path}: no data root: give --data DIR or `data` in the grid")
+    folder = grid.data / treebank
+    if not folder.is_dir():
+        raise ArcwiseError(f"{grid.path}: treebank {treebank!r}: no folder {folder}")
+    files = {}
+    for split in SPLITS:
+        found = sorted({p for pattern in (f"{split}.conllu", f"{split}.conllu.gz",
+                                          f"*-ud-{split}.conllu", f"*-ud-{split}.conllu.gz")
+                        for p in folder.glob(pattern)})
+        if len(found) != 1:
+            what = "no" if not found else f"{len(found)}"
+            raise ArcwiseError(f"{grid.path}: treebank {treebank!r}: {what} {split} files in "
+                               f"{folder} (expected one {split}.conllu[.gz] or "
+                               f"*-ud-{split}.conllu[.gz])")
+        files[split] = found[0]
+    return files
+
+
+class _Checker:
+    """Type and key checks that fail with one line naming the grid file."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def error(self, message: str) -> ArcwiseError:
+        return ArcwiseError(f"{self.path}: {message}")
+
+    def keys(self, entry: dict, where: str, required=frozenset(), optional=frozenset()) -> None:
+        if missing := sorted(set(required) - entry.keys()):
+            raise self.error(f"{where}: missing {', '.join(missing)}")
+        if unknown := sorted(entry.keys() - set(required) - set(optional)):
+            raise self.error(f"{where}: unknown key {unknown[0]!r} "
+                             f"(known: {', '.join(sorted(set(required) | set(optional)))})")
+
+    def table(self, value: Any, where: str) -> dict:
+        if not isinstance(value, dict):
+            raise self.error(f"{where} must be a table")
+        return value
+
+    def array_of_tables(self, value: Any, where: str) -> list[dict]:
+        if not (isinstance(value, list) and all(isinstance(v, dict) for v in value)):
+            raise self.error(f"{where} must be an array of tables ([[{where}]])")
+        return value
+
+    def string(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or not value:
+            raise self.error(f"{where} must be a non-empty string")
+        return value
+
+    def integer(self, value: Any, where: str, minimum: int) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+            raise self.error(f"{where} must be an integer >= {minimum}, not {value!r}")
+        return value
+
+    def int_list(self, value: Any, where: str, minimum: int) -> list[int]:
+        if not isinstance(value, list) or not value:
+            raise self.error(f"{where} must be a non-empty list")
+        values = [self.integer(v, where, minimum) for v in value]
+        if len(set(values)) != len(values):
+            raise self.error(f"{where}: repeated value")
+        return values
+
+    def names(self, value: Any, where: str) -> list[str]:
+        if not isinstance(value, list) or not value:
+            raise self.error(f"{where} must be a non-empty list of names")
+        for v in value:
+            self.name(v, where)
+        if len(set(value)) != len(value):
+            raise self.error(f"{where}: repeated name")
+        return value
+
+    def name(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or not NAME.match(value):
+            raise self.error(f"{where}: {value!r} is not a name (letters, digits, + : . _ -)")
+        return value
+
+    def known(self, value: Any, names: list[str], where: str) -> None:
+        if value not in names:
+            raise self.error(f"{where}: no configuration named {value!r}")
+
+    def configuration(self, entry: dict, where: str, shared: dict) -> Configuration:
+        from arcwise import systems
+        from arcwise.train import ORACLES, train
+
+        self.keys(entry, where, required={"system", "oracle"},
+                  optional={"name", "bound", "options"})
+        system = self.string(entry["system"], f"{where}: system")
+        oracle = entry["oracle"]
+        if oracle not in ORACLES:
+            raise self.error(f"{where}: oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
+        bound = entry.get("bound")
+        options = {**shared, **self.table(entry.get("options", {}), f"{where}: options")}
+        name = self.name(entry.get("name", ":".join(filter(None, (system, oracle, bound)))),
+                         f"{where}: name")
+        where = f"configuration {name!r}"
+        if reserved := sorted(CELL_ARGUMENTS & options.keys()):
+            raise self.error(f"{where}: option {reserved[0]!r} is set by the grid, not by options")
+        parameters = inspect.signature(train).parameters
+        oracle_options = {k: v for k, v in options.items() if k not in parameters}
+        try:
+            ts = systems.get(system, **oracle_options)
+        except TypeError:
+            raise self.error(f"{where}: unknown option among {', '.join(sorted(oracle_options))} "
+                             f"(neither arcwise.train.train's nor the {system} oracle's)") from None
+        except (ValueError, ArcwiseError) as error:
+            raise self.error(f"{where}: {error}") from None
+        if ts.oracle is None:
+            raise self.error(f"{where}: {system} has no oracle to train with")
+        if bound is not None and bound not in ts.oracle.bounds:
+            raise self.error(f"{where}: {system} takes bound in "
+                             f"{', '.join(ts.oracle.bounds) or '(none)'}, not {bound!r}")
+        return Configuration(name, system, oracle, bound, options)

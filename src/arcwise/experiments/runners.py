@@ -1,0 +1,84 @@
+"""Where the cells run: a local process pool (default) or a Dask distributed cluster.
+
+Both hand each cell to `arcwise.experiments.cells.run_cell` in another
+process and call `on_result` in this process as each cell finishes, so the
+caller saves it at once (a killed run keeps every finished cell).
+
+- `run_local`: `concurrent.futures.ProcessPoolExecutor` with spawned workers
+  and one cell per worker process (memory goes back between cells).
+- `run_dask`: the cells as tasks of a Dask distributed scheduler, given by
+  its address (``tcp://host:8786``) or as a `dask.distributed.Client`;
+  workers need arcwise installed and the treebank files at the same paths.
+  A worker process runs one cell per thread: start workers with
+  ``--nthreads 1`` for one cell per process at a time.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from arcwise.experiments.cells import Cell, Revision, run_cell
+
+OnResult = Callable[[dict[str, Any]], Any]
+
+
+def run_local(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
+              workers: int = 2) -> list[str]:
+    """Run the cells on `workers` local processes; the errors, one line per failed cell."""
+    from concurrent.futures import as_completed
+
+    if not cells:
+        return []
+    pool = ProcessPoolExecutor(min(workers, len(cells)),
+                               mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_end_quietly_on_interrupt, max_tasks_per_child=1)
+    try:
+        futures = {pool.submit(run_cell, cell, revision): cell for cell in cells}
+        return _collect(as_completed(futures), futures, on_result)
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def run_dask(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
+             scheduler: Any) -> list[str]:
+    """Run the cells on a Dask cluster (`scheduler`: an address or a Client); the errors."""
+    from dask.distributed import Client, as_completed
+
+    if not cells:
+        return []
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        futures = {client.submit(run_cell, cell, revision, pure=False,
+                                 key=f"arcwise-cell-{cell.key}"): cell for cell in cells}
+        try:
+            return _collect(as_completed(futures), futures, on_result)
+        finally:
+            client.cancel(list(futures))
+    finally:
+        if client is not scheduler:
+            client.close()
+
+
+def _end_quietly_on_interrupt() -> None:
+    """In a local worker: Ctrl-C (the whole process group gets it) ends the worker without a
+    traceback; the main process says what was kept."""
+    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signum))
+
+
+def _collect(finished: Iterable, futures: dict, on_result: OnResult) -> list[str]:
+    errors = []
+    for future in finished:
+        cell = futures[future]
+        try:
+            result = future.result()
+        except Exception as error:  # a failed cell must not stop the others
+            errors.append(f"{cell.treebank} {cell.config.name} seed {cell.seed}: "
+                          f"{type(error).__name__}: {error}")
+            continue
+        on_result(result)
+    return errors
