@@ -22,6 +22,7 @@ SECTIONS = {  # name: the script that writes it
     "mst": "bench/mst_train.py",
     "combination": "bench/combination.py",
     "stacking": "bench/stacking.py",
+    "analysis": "bench/analysis.py",
 }
 TITLE = "# arcwise: benchmark results"
 
