@@ -65,15 +65,20 @@ class Trace:
         ]
 
 
+def attributes(text: str) -> dict[str, str]:
+    """The ``Name=value`` attributes of one MISC value (``_``: none)."""
+    return dict(item.split("=", 1) for item in text.split("|") if "=" in item)
+
+
 def from_misc(sentence: Sentence) -> Trace:
     """The record in a sentence's MISC column (a word without one: None and ())."""
     transitions: list[str | None] = [None]
     histories: list[tuple[int, ...]] = [()]
     for text in misc(sentence)[1:]:
-        attributes = dict(item.split("=", 1) for item in text.split("|") if "=" in item)
-        transition = attributes.get(TRANSITION)
+        attributes_ = attributes(text)
+        transition = attributes_.get(TRANSITION)
         transitions.append(None if transition == NO_TRANSITION else transition)
-        history = attributes.get(HEAD_HISTORY)
+        history = attributes_.get(HEAD_HISTORY)
         histories.append(tuple(int(h) for h in history.split(",")) if history else ())
     return Trace(tuple(transitions), tuple(histories))
 

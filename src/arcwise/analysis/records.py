@@ -41,10 +41,10 @@ from arcwise.errors import InputError
 from arcwise.eval.metrics import check_aligned, check_gold_heads
 from arcwise.eval.punctuation import punctuation_mask
 from arcwise.trees.measures import arc_directions, arc_lengths, root_distances, sibling_counts
+from arcwise.io.conllu import misc
+from arcwise.trace import HEAD_HISTORY, TRANSITION, attributes
 from arcwise.trees.projectivity import nonprojective_arcs
 
-NO_TRANSITION = "none"  # Transition=none: the word was attached to 0 after the parse
-_MISC = 9  # column index of MISC in CoNLL-U (PDEPREL in CoNLL-X)
 _ACTION = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 
 
@@ -205,14 +205,12 @@ def read_trace(sentences: Sequence[Sentence]) -> Trace | None:
     transition, history, counts = [], [], []
     traced = None
     for s in sentences:
+        column = misc(s)
         for i in range(1, s.n + 1):
             line_index = int(s.word_lines[i]) if len(s.word_lines) > i else -1
-            line = s.lines[line_index] if line_index >= 0 else ""
-            columns = line.split("\t")
-            misc = columns[_MISC] if len(columns) > _MISC else "_"
-            fields = dict(_misc_items(misc))
+            fields = attributes(column[i])
             where = (s.source or "system", s.first_line + line_index if line_index >= 0 else None)
-            name = fields.get("Transition")
+            name = fields.get(TRANSITION)
             if traced is None:
                 traced = name is not None
             if not traced:
@@ -225,7 +223,7 @@ def read_trace(sentences: Sequence[Sentence]) -> Trace | None:
             if not _ACTION.fullmatch(name):
                 raise InputError(*where, f"bad Transition={name!r}: expected an action name")
             transition.append(names.setdefault(name, len(names)))
-            before = fields.get("HeadHistory")
+            before = fields.get(HEAD_HISTORY)
             heads = _head_history(before, s.n, where) if before is not None else []
             history.extend(heads)
             counts.append(len(heads))
@@ -235,15 +233,6 @@ def read_trace(sentences: Sequence[Sentence]) -> Trace | None:
     np.cumsum(counts, out=start[1:])
     return Trace(names=tuple(names), transition=np.asarray(transition, dtype=np.int32),
                  history_start=start, history=np.asarray(history, dtype=np.int32))
-
-
-def _misc_items(misc: str):
-    if misc == "_":
-        return
-    for item in misc.split("|"):
-        key, sep, value = item.partition("=")
-        if sep:
-            yield key, value
 
 
 def _head_history(text: str, n: int, where) -> list[int]:

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from arcwise.analysis.records import NO_TRANSITION, Records, Trace
+from arcwise.analysis.records import Records, Trace
+from arcwise.trace import NO_TRANSITION
 from arcwise.eval.metrics import percent
 
 
