@@ -31,6 +31,7 @@ from typing import IO, Any
 import numpy as np
 from numba import njit, prange
 
+from arcwise import interrupts
 from arcwise import systems as registry
 from arcwise.corpus import ROOT, Sentence
 from arcwise.errors import ArcwiseError
@@ -338,17 +339,18 @@ class Parser:
                 "this model is guided (stacking): it parses with the guide's trees"
                 if self.guided else "guide trees given to a model trained without a guide"
             )
-        return parse_batch(
-            self.kernels.system_id,
-            self.kernels.options,
-            self.table.program,
-            self.weights,
-            self.classes.transition,
-            self.classes.label,
-            self.classes.labels.index(self.root_label),
-            batch.offsets,
-            batch.words,
-        )
+        with interrupts.deferred():  # never raise inside the parallel compiled loop
+            return parse_batch(
+                self.kernels.system_id,
+                self.kernels.options,
+                self.table.program,
+                self.weights,
+                self.classes.transition,
+                self.classes.label,
+                self.classes.labels.index(self.root_label),
+                batch.offsets,
+                batch.words,
+            )
 
     def trees(
         self, batch: Batch, *, single_root: bool = False
