@@ -69,8 +69,10 @@ def installed() -> Iterator[None]:
 def deferred() -> Iterator[None]:
     """Hold signals back until the block ends, then raise (put it around compiled calls)."""
     global _depth
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    from numba.core.config import DISABLE_JIT
+
+    if DISABLE_JIT or threading.current_thread() is not threading.main_thread():
+        yield  # without the JIT the "compiled" call is Python, which may stop anywhere
         return
     if signal.getsignal(signal.SIGINT) is not _handler:  # no `installed`: guard Ctrl-C only
         caught: list[int] = []

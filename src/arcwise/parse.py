@@ -467,6 +467,7 @@ class Parser:
     def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any],
                    source: str) -> Parser:
         """A parser from a model file's (arrays, metadata); `source` names it in errors."""
+        modelfile.check_parser_meta(meta, arrays, source)
         try:
             system = meta["system"]
             kernels = registry.get(system).kernels
@@ -487,6 +488,11 @@ class Parser:
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ArcwiseError(f"{source}: bad model metadata ({error})") from None
+        recorded = [meta["hyperparameters"].get(f"{t}_buckets") for t in pc.TABLES]
+        if "buckets" in arrays and recorded != [None, None] \
+                and recorded != arrays["buckets"].tolist():
+            raise ArcwiseError(f"{source}: corrupt model file (table sizes differ from the "
+                               f"recorded {recorded[0]} and {recorded[1]} buckets)")
         weights = pc.from_arrays(arrays, classes, source)
         return cls(
             system,

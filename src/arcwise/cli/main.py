@@ -91,6 +91,9 @@ def main() -> None:
             sys.exit(1)
         except interrupts.Interrupted as interrupt:
             _fail(f"arcwise: {interrupt}", interrupt.exit_code)
+        except OSError as error:  # raised where arcwise does not name a file (numba's cache)
+            where = f"{error.filename}: " if error.filename else ""
+            _fail(f"arcwise: {where}{error.strerror or error}", 2)
 
 
 def _fail(message: str, code: int) -> None:
