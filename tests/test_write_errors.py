@@ -11,13 +11,22 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from arcwise.io import conllu
+from tests.ewt import train_and_dev
 from tests.tiny_model import SRC, arcwise, one_line, tiny_model  # noqa: F401 -- a fixture
 
 FULL = "No space left on device"
 TOO_LARGE = "File too large"
-TEST = SRC.parent / "data" / "en_ewt" / "test.conllu.gz"
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+
+
+@pytest.fixture(scope="module")
+def hundred(tmp_path_factory):
+    """100 EWT dev sentences: about 100 KB of output, past the 4 KiB limit and a pipe's buffer."""
+    path = tmp_path_factory.mktemp("hundred") / "hundred.conllu"
+    conllu.write(path, train_and_dev(0, 100)[1])
+    return path
 
 
 def small_file_limit():
@@ -61,9 +70,9 @@ def test_stdout_on_a_full_disk(tiny_model):
         assert one_line(done.stderr) == f"arcwise: stdout: cannot write: {FULL}", command
 
 
-def test_output_files_on_a_full_disk_and_past_the_size_limit(tiny_model, tmp_path):
+def test_output_files_on_a_full_disk_and_past_the_size_limit(tiny_model, hundred, tmp_path):
     model, three = tiny_model
-    big = SRC.parent / "data" / "en_ewt" / "dev.conllu.gz"  # parses to far more than 4 KiB
+    big = hundred
     out = tmp_path / "out"
     out.mkdir()
     model_out = str(out / "m.arcwise")
@@ -96,9 +105,9 @@ def test_output_files_on_a_full_disk_and_past_the_size_limit(tiny_model, tmp_pat
     assert os.listdir(out) == []  # no output, no temporary file
 
 
-def test_a_closed_stdout_stops_parse_quietly(tiny_model):
+def test_a_closed_stdout_stops_parse_quietly(tiny_model, hundred):
     env = dict(os.environ, PYTHONPATH=str(SRC))
-    command = [sys.executable, "-m", "arcwise", "parse", "-m", tiny_model[0], TEST]
+    command = [sys.executable, "-m", "arcwise", "parse", "-m", tiny_model[0], hundred]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout.readline().startswith(b"# newdoc")
     process.stdout.close()  # `| head -1`

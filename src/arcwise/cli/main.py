@@ -97,7 +97,12 @@ def main() -> None:
 
 
 def _fail(message: str, code: int) -> None:
-    """Print one line on stderr and exit with `code`, dropping stdout's unwritten rest."""
+    """Print one line on stderr and exit with `code`; what stdout still holds is written
+    if it can be, else dropped."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ArcwiseError):
+        pass
     _silence_stdout()
     print(message, file=sys.stderr)
     sys.exit(code)
