@@ -431,7 +431,8 @@ def parse_in_process(model, text, out, capsys, monkeypatch):
 
     from arcwise.cli.main import main
 
-    monkeypatch.setattr(sys, "argv", ["arcwise", "parse", "-m", str(model), str(text), "-o", str(out)])
+    argv = ["arcwise", "parse", "-m", str(model), str(text), "-o", str(out)]
+    monkeypatch.setattr(sys, "argv", argv)
     with pytest.raises(SystemExit) as caught:
         main()
     _, err = capsys.readouterr()

@@ -1,4 +1,4 @@
-"""`-o` naming a device, a FIFO or a symbolic link: streamed to, or written through, never replaced."""
+"""`-o` naming a device, a FIFO or a symbolic link: streamed to or written through, not replaced."""
 
 import os
 import stat
