@@ -518,6 +518,20 @@ BAD_MODELS = {  # what is wrong: (change to the metadata, replaced arrays)
 }
 
 
+def test_parse_refuses_huge_tables_before_allocating_them(trained_model, tmp_path, capsys,
+                                                          monkeypatch):
+    source, text = trained_model
+    huge = 2**31
+
+    def record(meta):
+        meta["hyperparameters"].update(transition_buckets=huge, label_buckets=huge)
+
+    bad = with_meta(source, tmp_path / "huge.arcwise", record,
+                    buckets=np.array([huge, huge], dtype="<i8"))
+    err = assert_parse_refuses(bad, text, tmp_path, capsys, monkeypatch)
+    assert "larger than any model arcwise trains" in err
+
+
 @pytest.fixture(scope="module")
 def trained_model(tmp_path_factory):
     from tests.tiny_model import tiny_parser
