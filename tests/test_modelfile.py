@@ -420,3 +420,212 @@ def test_the_same_training_gives_the_same_file(tmp_path):
         modelfile.save(path, pc.to_arrays(model.averaged(200)), META)
         files.append(path.read_bytes())
     assert files[0] == files[1]
+
+
+# --- a trained model with valid CRCs but wrong content: `arcwise parse` refuses it ----------
+
+
+def parse_in_process(model, text, out, capsys, monkeypatch):
+    """`arcwise parse -m MODEL TEXT -o OUT` through the real entry point: (exit code, stderr)."""
+    import sys
+
+    from arcwise.cli.main import main
+
+    argv = ["arcwise", "parse", "-m", str(model), str(text), "-o", str(out)]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as caught:
+        main()
+    _, err = capsys.readouterr()
+    return caught.value.code or 0, err
+
+
+def with_meta(source, target, change=None, **arrays_to_write):
+    """A copy of the model file `source` at `target` with change(meta) applied and some arrays
+    replaced (manifest updated); zipfile recomputes every CRC, so only the contents are wrong."""
+    members = members_of(source)
+    meta = json.loads(members["meta.json"])
+    if change is not None:
+        change(meta)
+    for name, array in arrays_to_write.items():
+        members[name + ".npy"] = npy(array)
+        meta["arrays"][name] = {"dtype": array.dtype.str, "shape": list(array.shape)}
+    members["meta.json"] = json.dumps(meta).encode()
+    write_zip(target, members)
+    return target
+
+
+def setter(path, value):
+    """change(meta) setting meta[path[0]][path[1]]... to value (deleting it if value is DELETE)."""
+    def change(meta):
+        node = meta
+        for key in path[:-1]:
+            node = node[key]
+        if value is DELETE:
+            del node[path[-1]]
+        else:
+            node[path[-1]] = value
+    return change
+
+
+DELETE = object()
+
+
+def weights_with(array_name, value):
+    def arrays_of(source):
+        array = np.load(source)[array_name].copy()
+        array.flat[0] = value
+        return {array_name: array}
+    return arrays_of
+
+
+BAD_MODELS = {  # what is wrong: (change to the metadata, replaced arrays)
+    "root label not a label": (setter(["root_label"], "nowhere"), None),
+    "root label not a string": (setter(["root_label"], 5), None),
+    "label with a newline": (lambda m: m["labels"].__setitem__(0, "nsubj\nx"), None),
+    "label with a tab": (lambda m: m["labels"].__setitem__(0, "a\tb"), None),
+    "label only a space": (lambda m: m["labels"].__setitem__(0, " "), None),
+    "label with an escape": (lambda m: m["labels"].__setitem__(0, "a\x1b"), None),
+    "empty label": (lambda m: m["labels"].__setitem__(0, ""), None),
+    "label _": (lambda m: m["labels"].__setitem__(0, "_"), None),
+    "labels repeat": (lambda m: m["labels"].__setitem__(1, m["labels"][0]), None),
+    "no labels": (setter(["labels"], []), None),
+    "labels not the classes'": (lambda m: m["labels"].reverse(), None),
+    "NaN weight": (None, weights_with("transition_weights", np.nan)),
+    "infinite weight": (None, weights_with("label_weights", np.inf)),
+    "huge buckets": (None, lambda _: {"buckets": np.array([2**31, 2**31], dtype="<i8")}),
+    "buckets not powers of two": (None, lambda _: {"buckets": np.array([3, 5], dtype="<i8")}),
+    "buckets differ from the recorded": (
+        None, lambda s: {"buckets": np.load(s)["buckets"] * 2}),
+    "rows past the table": (None, lambda s: {
+        "transition_rows": np.load(s)["transition_rows"] + 2**20}),
+    "weights as float64": (None, lambda s: {
+        "transition_weights": np.load(s)["transition_weights"].astype("<f8")}),
+    "weights of the wrong width": (None, lambda s: {
+        "label_weights": np.load(s)["label_weights"][:, :-1].copy()}),
+    "no form vocabulary": (setter(["vocabularies", "form"], DELETE), None),
+    "vocabulary of numbers": (setter(["vocabularies", "upos", "strings"], [1, 2]), None),
+    "vocabularies not a dict": (setter(["vocabularies"], []), None),
+    "unknown system": (setter(["system"], "bogus"), None),
+    "graph system on transition arrays": (setter(["system"], "mst"), None),
+    "other option bits": (setter(["options", "option_bits"], 12345), None),
+    "classes changed": (lambda m: m["classes"]["transitions"].reverse(), None),
+    "no feature table": (setter(["features"], DELETE), None),
+    "feature templates garbage": (setter(["features", "templates"], ["S0.zz"]), None),
+    "feature count off": (lambda m: m["features"].__setitem__(
+        "n_features", m["features"]["n_features"] + 1), None),
+    "unknown pseudo-projective encoding": (setter(["pseudo_projective"], "weird"), None),
+    "hyperparameters not a dict": (setter(["hyperparameters"], 3), None),
+}
+
+
+def test_parse_refuses_huge_tables_before_allocating_them(trained_model, tmp_path, capsys,
+                                                          monkeypatch):
+    source, text = trained_model
+    huge = 2**31
+
+    def record(meta):
+        meta["hyperparameters"].update(transition_buckets=huge, label_buckets=huge)
+
+    bad = with_meta(source, tmp_path / "huge.arcwise", record,
+                    buckets=np.array([huge, huge], dtype="<i8"))
+    err = assert_parse_refuses(bad, text, tmp_path, capsys, monkeypatch)
+    assert "larger than any model arcwise trains" in err
+
+
+@pytest.fixture(scope="module")
+def trained_model(tmp_path_factory):
+    from tests.tiny_model import tiny_parser
+
+    tmp = tmp_path_factory.mktemp("trained")
+    model = tmp / "tiny.arcwise"
+    tiny_parser().save(model)
+    from arcwise.io import conllu
+    from tests.ewt import train_and_dev
+
+    text = tmp / "three.conllu"
+    conllu.write(text, train_and_dev(0, 3)[1])
+    return model, text
+
+
+def assert_parse_refuses(model, text, tmp_path, capsys, monkeypatch):
+    out_dir = tmp_path / "out"
+    out_dir.mkdir(exist_ok=True)
+    code, err = parse_in_process(model, text, out_dir / "parsed.conllu", capsys, monkeypatch)
+    assert code == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith(f"arcwise: {model}: "), err
+    assert os.listdir(out_dir) == []
+    return err
+
+
+@pytest.mark.parametrize("what", BAD_MODELS)
+def test_parse_refuses_a_model_with_wrong_content(trained_model, tmp_path, capsys, monkeypatch,
+                                                  what):
+    source, text = trained_model
+    change, arrays_of = BAD_MODELS[what]
+    bad = with_meta(source, tmp_path / "bad.arcwise", change,
+                    **(arrays_of(source) if arrays_of else {}))
+    assert_parse_refuses(bad, text, tmp_path, capsys, monkeypatch)
+
+
+def test_the_unchanged_copy_parses(trained_model, tmp_path, capsys, monkeypatch):
+    source, text = trained_model
+    copy = with_meta(source, tmp_path / "copy.arcwise")
+    code, err = parse_in_process(copy, text, tmp_path / "parsed.conllu", capsys, monkeypatch)
+    assert (code, err) == (0, "")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+def test_parse_refuses_a_model_that_is_not_a_regular_file(trained_model, tmp_path, capsys,
+                                                          monkeypatch, kind):
+    path = tmp_path / "model"
+    if kind == "fifo":
+        os.mkfifo(path)  # opening it would wait for a writer forever
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path = "/dev/zero"  # reading it would fill the memory
+    err = assert_parse_refuses(path, trained_model[1], tmp_path, capsys, monkeypatch)
+    assert "regular file" in err or "model file" in err
+
+
+def every_path(node, path=()):
+    """Every key path of a JSON tree (dict keys and list indices), the root's children first."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) \
+        if isinstance(node, list) else ()
+    for key, child in items:
+        yield (*path, key)
+        yield from every_path(child, (*path, key))
+
+
+@given(st.data())
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_fuzzed_metadata_never_gives_a_traceback(trained_model, tmp_path, capsys, monkeypatch,
+                                                 data):
+    """Any field of the metadata replaced by another JSON value (or removed), or the file cut:
+    parse either works (a field nothing reads) or exits 2 with one line and no output file."""
+    source, text = trained_model
+    meta = meta_of(source)
+    paths = sorted({p for p in every_path(meta) if p[0] != "arrays" and len(p) <= 4}, key=str)
+    path = data.draw(st.sampled_from(paths))
+    value = data.draw(st.sampled_from(
+        [DELETE, None, True, -1, 2**40, 0.5, float("inf"), "", "_", "x\ty", [], {}, ["a"]]))
+    if value is DELETE and isinstance(path[-1], int):
+        value = None
+    bad = tmp_path / "fuzzed.arcwise"
+    if data.draw(st.booleans()):
+        with_meta(source, bad, setter(list(path), value))
+    else:
+        whole = source.read_bytes()
+        bad.write_bytes(whole[: data.draw(st.integers(0, len(whole) - 1))])
+    out_dir = tmp_path / "out"
+    out_dir.mkdir(exist_ok=True)
+    for name in os.listdir(out_dir):
+        os.unlink(out_dir / name)
+    code, err = parse_in_process(bad, text, out_dir / "parsed.conllu", capsys, monkeypatch)
+    assert "Traceback" not in err, err
+    if code == 0:
+        assert err == "" and os.listdir(out_dir) == ["parsed.conllu"]
+    else:
+        assert code == 2 and err.count("\n") == 1 and os.listdir(out_dir) == [], (path, value, err)

@@ -5,7 +5,50 @@ systems and their oracles, `arcwise.io.conllu` for reading and writing
 treebanks, `arcwise.eval` for scores, and the `arcwise` command line.
 """
 
+import os as _os
+
 __version__ = "0.1.0"
+
+
+def _numba_cache_dir() -> str | None:
+    """Where numba should cache compiled functions when it cannot write beside the sources
+    (a read-only install): None if it can, or the user set NUMBA_CACHE_DIR; else
+    $XDG_CACHE_HOME/arcwise/numba or ~/.cache/arcwise/numba, or a per-user folder in
+    the temporary directory when home is not writable either."""
+    import tempfile
+
+    if _os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    pycache = _os.path.join(here, "__pycache__")
+    if _os.access(pycache if _os.path.isdir(pycache) else here, _os.W_OK):
+        return None
+    base = _os.environ.get("XDG_CACHE_HOME") or _os.path.join(_os.path.expanduser("~"), ".cache")
+    uid = getattr(_os, "getuid", lambda: "user")()
+    for candidate in (_os.path.join(base, "arcwise", "numba"),
+                      _os.path.join(tempfile.gettempdir(), f"arcwise-numba-{uid}")):
+        try:
+            _os.makedirs(candidate, mode=0o700, exist_ok=True)
+        except OSError:
+            continue
+        if _os.access(candidate, _os.W_OK):
+            return candidate
+    return None
+
+
+def _use_numba_cache_dir() -> None:
+    directory = _numba_cache_dir()
+    if directory is None:
+        return
+    _os.environ["NUMBA_CACHE_DIR"] = directory  # numba reads it when first imported
+    import sys
+
+    config = sys.modules.get("numba.core.config")
+    if config is not None:  # numba was imported before arcwise
+        config.CACHE_DIR = directory
+
+
+_use_numba_cache_dir()
 
 
 def load(path):

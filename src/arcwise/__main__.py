@@ -1,3 +1,20 @@
-from arcwise.cli.main import main
+"""`python -m arcwise` and the `arcwise` command.  Signals are handled from the first
+import on, so an early Ctrl-C also ends with one line and exit 130."""
 
-main()
+import sys
+
+from arcwise import interrupts
+
+
+def main() -> None:
+    with interrupts.installed():
+        try:
+            from arcwise.cli.main import main as run
+        except interrupts.Interrupted as interrupt:
+            print(f"arcwise: {interrupt}", file=sys.stderr)
+            sys.exit(interrupt.exit_code)
+        run()
+
+
+if __name__ == "__main__":
+    main()

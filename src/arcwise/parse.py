@@ -34,6 +34,7 @@ from typing import IO, Any
 import numpy as np
 from numba import njit, prange
 
+from arcwise import interrupts
 from arcwise import systems as registry
 from arcwise.corpus import ROOT, Sentence
 from arcwise.errors import ArcwiseError
@@ -435,18 +436,19 @@ class Parser:
                 "this model is guided (stacking): it parses with the guide's trees"
                 if self.guided else "guide trees given to a model trained without a guide"
             )
-        parsed = parse_batch(
-            self.kernels.system_id,
-            self.kernels.options,
-            self.table.program,
-            self.weights,
-            self.classes.transition,
-            self.classes.label,
-            self.classes.labels.index(self.root_label),
-            batch.offsets,
-            batch.words,
-            trace,
-        )
+        with interrupts.deferred():  # never raise inside the parallel compiled loop
+            parsed = parse_batch(
+                self.kernels.system_id,
+                self.kernels.options,
+                self.table.program,
+                self.weights,
+                self.classes.transition,
+                self.classes.label,
+                self.classes.labels.index(self.root_label),
+                batch.offsets,
+                batch.words,
+                trace,
+            )
         return parsed if trace else parsed[:3]
 
     def trees(
@@ -582,6 +584,7 @@ class Parser:
     def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any],
                    source: str) -> Parser:
         """A parser from a model file's (arrays, metadata); `source` names it in errors."""
+        modelfile.check_parser_meta(meta, arrays, source)
         try:
             system = meta["system"]
             kernels = registry.get(system).kernels
@@ -602,6 +605,11 @@ class Parser:
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ArcwiseError(f"{source}: bad model metadata ({error})") from None
+        recorded = [meta["hyperparameters"].get(f"{t}_buckets") for t in pc.TABLES]
+        if "buckets" in arrays and recorded != [None, None] \
+                and recorded != arrays["buckets"].tolist():
+            raise ArcwiseError(f"{source}: corrupt model file (table sizes differ from the "
+                               f"recorded {recorded[0]} and {recorded[1]} buckets)")
         weights = pc.from_arrays(arrays, classes, source)
         return cls(
             system,

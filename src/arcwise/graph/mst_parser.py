@@ -305,6 +305,7 @@ class GraphParser:
                    source: str) -> GraphParser:
         """A parser from a model file's (arrays, metadata); `source` names it in errors."""
         modelfile.check_arrays(arrays, SAVED_ARRAYS, source)
+        modelfile.check_parser_meta(meta, arrays, source)
         try:
             if meta["system"] != SYSTEM:
                 raise ArcwiseError(f"{source}: not a graph-based model ({meta['system']})")

@@ -1,12 +1,17 @@
-"""Atomic file output: write a temporary file next to the target, rename on success.
+"""Output files: a temporary file next to a regular target, renamed over it on success.
 
 A reader of the target sees the old file or the complete new one, never half a
 file; when the writer fails, the temporary file is removed and the target is
-untouched.  The path ``-`` means standard output, which cannot be atomic.
+untouched.  Only regular files (and new paths) are replaced that way: a device
+or a FIFO is written to directly, and a symbolic link is followed, so its
+target gets the new contents and the link stays.  The path ``-`` means
+standard output, which cannot be atomic.  A failing write (a full disk, a
+file size limit) is an `ArcwiseError` ``FILE: cannot write: REASON``.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import secrets
 import stat
@@ -22,11 +27,14 @@ from arcwise.errors import ArcwiseError
 def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str = "utf-8") -> Iterator[IO]:
     """Open `path` for writing ("w": text without newline translation, "wb": bytes).
 
-    The data goes to a temporary file in the same directory, which is flushed,
-    synced and renamed over `path` (`os.replace`) when the block ends without
-    an exception; on any exception it is removed and `path` is left as it was.
-    A replaced file keeps its permission bits; a new one gets 0o666 minus umask.
-    ``-`` yields standard output (not atomic, not closed).
+    A regular file or a new path: the data goes to a temporary file in the
+    same directory, which is flushed, synced and renamed over the file
+    (`os.replace`) when the block ends without an exception; on any exception
+    (or signal, see `arcwise.interrupts`) it is removed and the file is left
+    as it was.  A replaced file keeps its permission bits; a new one gets
+    0o666 minus umask.  A symbolic link is resolved first (its target is
+    replaced, the link kept).  A device, FIFO or socket is opened and written
+    as a stream.  ``-`` yields standard output (not atomic, not closed).
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write mode must be 'w' or 'wb', not {mode!r}")
@@ -37,23 +45,31 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str = "utf-
         yield stream
         stream.flush()
         return
-    fd, temp = _create_temp(target)
-    try:
-        if mode == "w":
-            f = open(fd, "w", encoding=encoding, newline="")
-        else:
-            f = open(fd, "wb")
-        with f:
+    resolved = os.path.realpath(target)  # where a symlink leads (the path itself otherwise)
+    kind = _kind(resolved)
+    if kind is not None and stat.S_ISDIR(kind):
+        raise ArcwiseError(f"{target}: cannot write: Is a directory")
+    if kind is not None and not stat.S_ISREG(kind):
+        try:
+            fd = os.open(resolved, os.O_WRONLY)
+        except OSError as error:
+            raise cannot_write(target, error) from None
+        with _stream(fd, target, mode, encoding) as f:
             yield f
+        return
+    fd, temp = _create_temp(resolved, target)
+    try:
+        with _stream(fd, target, mode, encoding) as f:
+            yield f
+            f.flush()
             try:
-                f.flush()
                 os.fsync(f.fileno())
             except OSError as error:
-                raise _cannot_write(target, error) from None
+                raise cannot_write(target, error) from None
         try:
-            os.replace(temp, target)
+            os.replace(temp, resolved)
         except OSError as error:
-            raise _cannot_write(target, error) from None
+            raise cannot_write(target, error) from None
     except BaseException:
         try:
             os.unlink(temp)
@@ -62,11 +78,56 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str = "utf-
         raise
 
 
-def _create_temp(target: str) -> tuple[int, str]:
-    """A new hidden file next to `target`, created exclusively: (fd, path)."""
-    directory, name = os.path.split(os.path.abspath(target))
+class WriteChecked(io.FileIO):
+    """A file whose failing writes raise ``ArcwiseError("NAME: cannot write: REASON")``
+    (a closed pipe stays a BrokenPipeError: whoever reads has simply gone)."""
+
+    def __init__(self, fd: int, name: str, closefd: bool = True):
+        super().__init__(fd, "wb", closefd=closefd)
+        self.target = name
+
+    def write(self, data) -> int:
+        try:
+            return super().write(data)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise cannot_write(self.target, error) from None
+
+
+def checked_text_stream(fd: int, name: str, like: IO[str]) -> IO[str]:
+    """A text stream on `fd` (not closed with it) that writes like `like` (encoding,
+    errors, line buffering) and reports failing writes as `WriteChecked` does."""
+    return io.TextIOWrapper(
+        io.BufferedWriter(WriteChecked(fd, name, closefd=False)),
+        encoding=like.encoding,
+        errors=like.errors,
+        line_buffering=like.line_buffering,
+    )
+
+
+@contextmanager
+def _stream(fd: int, target: str, mode: str, encoding: str) -> Iterator[IO]:
+    binary = io.BufferedWriter(WriteChecked(fd, target))
+    f = binary if mode == "wb" else io.TextIOWrapper(binary, encoding=encoding, newline="")
+    with f:
+        yield f
+        f.flush()
+
+
+def _kind(path: str) -> int | None:
+    """The file type bits of `path` (None if there is nothing there)."""
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
+        return os.stat(path).st_mode
+    except OSError:
+        return None
+
+
+def _create_temp(resolved: str, target: str) -> tuple[int, str]:
+    """A new hidden file next to `resolved`, created exclusively: (fd, path)."""
+    directory, name = os.path.split(resolved)
+    try:
+        mode = stat.S_IMODE(os.stat(resolved).st_mode)
     except OSError:
         mode = None
     while True:
@@ -76,11 +137,12 @@ def _create_temp(target: str) -> tuple[int, str]:
         except FileExistsError:
             continue
         except OSError as error:
-            raise _cannot_write(target, error) from None
+            raise cannot_write(target, error) from None
         if mode is not None:
             os.chmod(fd, mode)
         return fd, temp
 
 
-def _cannot_write(target: str, error: OSError) -> ArcwiseError:
+def cannot_write(target: str, error: OSError) -> ArcwiseError:
+    """The one-line error for a write to `target` that failed with `error`."""
     return ArcwiseError(f"{target}: cannot write: {error.strerror or error}")

@@ -31,6 +31,7 @@ import json
 import mmap
 import os
 import re
+import stat
 import struct
 import zipfile
 import zlib
@@ -169,6 +170,12 @@ def read_meta(path: str | os.PathLike) -> dict[str, Any]:
 
 def _open(source: str) -> zipfile.ZipFile:
     try:
+        kind = os.stat(source).st_mode
+    except OSError as error:
+        raise ArcwiseError(f"{source}: cannot read model file: {error.strerror or error}") from None
+    if not stat.S_ISREG(kind):  # /dev/zero would be read forever, a FIFO would hang
+        raise ArcwiseError(f"{source}: not an arcwise model file (not a regular file)")
+    try:
         return zipfile.ZipFile(source)
     except OSError as error:
         raise ArcwiseError(f"{source}: cannot read model file: {error.strerror or error}") from None
@@ -246,6 +253,47 @@ def _check_meta(meta: Any, source: str) -> None:
             raise ArcwiseError(
                 f"{source}: corrupt model file (bad manifest entry for array {name!r})"
             )
+
+
+def check_parser_meta(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray],
+                      source: str) -> None:
+    """ArcwiseError unless a parser's metadata and arrays make sense together: labels that
+    a treebank's DEPREL column can hold (distinct, no whitespace or control character,
+    not ``_``), the root label among them, every vocabulary a list of distinct strings,
+    and finite float weights."""
+    from arcwise.vocab import COLUMNS
+
+    def bad(what: str) -> ArcwiseError:
+        return ArcwiseError(f"{source}: corrupt model file ({what})")
+
+    labels = meta.get("labels")
+    if not isinstance(labels, list) or not labels:
+        raise bad("no labels")
+    for label in labels:
+        if not isinstance(label, str) or not _LABEL.fullmatch(label) or label == "_":
+            raise bad(f"label {label!r} cannot be written in a DEPREL column")
+    if len(set(labels)) != len(labels):
+        raise bad("labels repeat")
+    if "root_label" in meta and meta["root_label"] not in labels:
+        raise bad(f"root label {meta['root_label']!r} is not one of the labels")
+    vocabularies = meta.get("vocabularies")
+    if not isinstance(vocabularies, dict):
+        raise bad("no vocabularies")
+    for column in COLUMNS:
+        vocabulary = vocabularies.get(column)
+        if (
+            not isinstance(vocabulary, dict)
+            or not isinstance(vocabulary.get("strings"), list)
+            or not all(isinstance(x, str) for x in vocabulary["strings"])
+            or not isinstance(vocabulary.get("frozen"), bool)
+        ):
+            raise bad(f"vocabulary {column!r} missing or not a list of strings")
+    for name, array in arrays.items():
+        if array.dtype.kind == "f" and not np.isfinite(array).all():
+            raise bad(f"array {name!r} holds NaN or infinite weights")
+
+
+_LABEL = re.compile(r"[^\s\x00-\x1f\x7f]{1,200}")
 
 
 def _read_array(

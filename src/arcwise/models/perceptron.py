@@ -503,6 +503,10 @@ def to_arrays(weights: Weights) -> dict[str, np.ndarray]:
     return arrays
 
 
+# The largest table a model file may declare (4 GiB of float32); training makes 2^24 by default.
+MAX_TABLE_WEIGHTS = 2**30
+
+
 def from_arrays(arrays: Mapping[str, np.ndarray], classes: ClassSet, source: str) -> Weights:
     """Weights from a model file's arrays (sparse, or dense as session 1 wrote them), checked
     against the class set."""
@@ -531,8 +535,13 @@ def from_arrays(arrays: Mapping[str, np.ndarray], classes: ClassSet, source: str
         if buckets is None or buckets.dtype != np.dtype("<i8") or buckets.shape != (2,):
             raise ArcwiseError(f"{source}: model file lacks the int64[2] array 'buckets'")
         n_rows = int(buckets[k])
-        if not is_power_of_two(n_rows) or n_rows > 2**31:
+        if not is_power_of_two(n_rows):
             raise ArcwiseError(f"{source}: {table} table of {n_rows} rows, not a power of two")
+        if n_rows * max(columns, 1) > MAX_TABLE_WEIGHTS:  # refused before allocating it
+            raise ArcwiseError(
+                f"{source}: {table} table of {n_rows} rows x {columns} columns is larger than "
+                f"any model arcwise trains (at most {MAX_TABLE_WEIGHTS:,} weights)"
+            )
         if rows.dtype != np.dtype("<i4") or rows.shape != (array.shape[0],):
             raise ArcwiseError(
                 f"{source}: array '{table}_rows' is {rows.dtype}{list(rows.shape)}, expected "

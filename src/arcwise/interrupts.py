@@ -1,0 +1,98 @@
+"""Ctrl-C, SIGTERM and SIGHUP as an exception raised only where Python may stop.
+
+A signal's Python handler runs whenever the interpreter checks for signals,
+which numba's parallel loops also do from inside compiled code: an exception
+raised there crashes the process (a segfault, or ``SystemError: ... returned
+a result with an exception set``).  So the handler `install` puts in place
+raises `Interrupted` at once in Python code, but inside a `deferred` block
+(around a compiled call) it only records the signal, and `deferred` raises
+`Interrupted` when the block ends.  Cleanup (`finally`, `atomic_write`
+removing its temporary file) then runs as for any exception.
+
+Without `install` (the Python API), `deferred` still guards Ctrl-C: it records
+SIGINT during the block and raises KeyboardInterrupt after it.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+class Interrupted(BaseException):
+    """A signal stopped the work (a BaseException, so `except Exception` lets it through)."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+        super().__init__(f"interrupted by {self.name}")
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's convention: 128 + the signal number (130 for Ctrl-C)."""
+        return 128 + self.signum
+
+
+_pending: list[int] = []  # signals received inside deferred blocks, in order
+_depth = 0  # how many deferred blocks are open
+
+
+def _handler(signum: int, frame) -> None:
+    if _depth:
+        _pending.append(signum)
+        return
+    raise Interrupted(signum)
+
+
+@contextmanager
+def installed() -> Iterator[None]:
+    """Within the block, SIGINT, SIGTERM and SIGHUP raise `Interrupted` (deferred inside
+    `deferred` blocks); the previous handlers come back after it.  Main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _handler) for s in SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Hold signals back until the block ends, then raise (put it around compiled calls)."""
+    global _depth
+    from numba.core.config import DISABLE_JIT
+
+    if DISABLE_JIT or threading.current_thread() is not threading.main_thread():
+        yield  # without the JIT the "compiled" call is Python, which may stop anywhere
+        return
+    if signal.getsignal(signal.SIGINT) is not _handler:  # no `installed`: guard Ctrl-C only
+        caught: list[int] = []
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        if caught and previous is not signal.SIG_IGN:
+            if callable(previous):
+                previous(signal.SIGINT, None)
+            else:
+                raise KeyboardInterrupt
+        return
+    _depth += 1
+    try:
+        yield
+    finally:
+        _depth -= 1
+    if _pending and not _depth:
+        signum = _pending[0]
+        _pending.clear()
+        raise Interrupted(signum)

@@ -1,0 +1,53 @@
+"""The root of the command line: --version, signals held back around compiled calls, the demo
+without its treebank, the licence file."""
+
+import os
+import signal
+
+import pytest
+
+import arcwise
+from arcwise import interrupts
+from tests.tiny_model import SRC, arcwise as run, one_line
+
+
+def test_version_option_and_command():
+    for args in (["--version"], ["version"]):
+        done = run(*args)
+        assert (done.returncode, done.stdout.decode(), done.stderr) == (
+            0, f"{arcwise.__version__}\n", b"")
+
+
+def test_a_signal_inside_a_deferred_block_is_raised_after_it():
+    with interrupts.installed():
+        reached_the_end = False
+        with pytest.raises(interrupts.Interrupted) as caught:
+            with interrupts.deferred():
+                os.kill(os.getpid(), signal.SIGTERM)
+                for _ in range(1000):  # the handler runs here, between bytecodes: no raise
+                    pass
+                reached_the_end = True
+        assert (caught.value.exit_code, str(caught.value)) == (143, "interrupted by SIGTERM")
+        assert reached_the_end or os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+        with pytest.raises(interrupts.Interrupted):  # outside a deferred block: at once
+            os.kill(os.getpid(), signal.SIGHUP)
+            for _ in range(1000):
+                pass
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handlers restored
+
+
+def test_the_demo_without_its_treebank_says_so():
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(SRC), ARCWISE_DEMO_DATA="/nonexistent")
+    done = subprocess.run([sys.executable, "-m", "arcwise.demo"], env=env, capture_output=True,
+                          timeout=120, check=False)
+    assert done.returncode == 2 and done.stdout == b""
+    assert "/nonexistent" in one_line(done.stderr)
+
+
+def test_the_licence_is_there():
+    text = (SRC.parent / "LICENSE").read_text()
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert "END OF TERMS AND CONDITIONS" in text

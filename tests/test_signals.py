@@ -1,0 +1,84 @@
+"""Ctrl-C, SIGTERM and SIGHUP during `arcwise parse` of a large input: one line, exit 128 + signal,
+no temporary file, no crash (numba's parallel loop must never see a Python exception)."""
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from arcwise.io import conllu
+from tests.ewt import NO_JIT
+from tests.tiny_model import SRC, one_line, tiny_model  # noqa: F401 -- a fixture
+
+TEST = SRC.parent / "data" / "en_ewt" / "test.conllu.gz"
+
+
+@pytest.fixture(scope="module")
+def large_input(tmp_path_factory):
+    """About 31,000 sentences: the EWT test set 15 times."""
+    path = tmp_path_factory.mktemp("large") / "large.conllu"
+    sentences = list(conllu.read(TEST))
+    conllu.write(path, (s for _ in range(15) for s in sentences))
+    return path
+
+
+@contextlib.contextmanager
+def started_parse(model, source, directory):
+    """A running `arcwise parse MODEL SOURCE -o out.conllu` in `directory`, killed if the
+    test fails before it ends."""
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    command = [sys.executable, "-m", "arcwise", "parse", "-m", model, source, "-o", "out.conllu"]
+    process = subprocess.Popen(command, cwd=directory, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def wait_for_output(process, directory, timeout=120):
+    """Block until the parse has written part of its (temporary) output (without the JIT,
+    where its first batch takes minutes, three seconds into parsing it)."""
+    if NO_JIT:
+        time.sleep(3)
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        if any(n.startswith(".out.conllu.") and os.path.getsize(directory / n) > 0
+               for n in os.listdir(directory)):
+            return
+        time.sleep(0.02)
+    pytest.fail("the parse wrote nothing")
+
+
+def assert_stopped_cleanly(process, signum, directory):
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 128 + signum, (process.returncode, stderr.decode()[-2000:])
+    assert one_line(stderr) == f"arcwise: interrupted by {signal.Signals(signum).name}"
+    assert stdout == b""
+    assert os.listdir(directory) == []  # no output, no temporary file, no core
+
+
+@pytest.mark.parametrize("seconds", [0.3, 1.0, 2.0, "writing"])
+def test_ctrl_c_stops_cleanly(tiny_model, large_input, tmp_path, seconds):
+    with started_parse(tiny_model[0], large_input, tmp_path) as process:
+        if seconds == "writing":
+            wait_for_output(process, tmp_path)
+        else:
+            time.sleep(seconds)
+        process.send_signal(signal.SIGINT)
+        assert_stopped_cleanly(process, signal.SIGINT, tmp_path)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_stop_cleanly(tiny_model, large_input, tmp_path, signum):
+    with started_parse(tiny_model[0], large_input, tmp_path) as process:
+        wait_for_output(process, tmp_path)
+        process.send_signal(signum)
+        assert_stopped_cleanly(process, signum, tmp_path)

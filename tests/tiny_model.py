@@ -1,0 +1,55 @@
+"""A tiny trained model (10 EWT sentences, one epoch, small tables) and a runner for the CLI,
+shared by the tests that check what the commands do with signals, special files and bad models."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arcwise.io import conllu
+from tests.ewt import train_and_dev
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def tiny_parser():
+    """An arc-eager parser trained on 10 sentences for one epoch (seconds, even without JIT)."""
+    from arcwise.train import train
+
+    sentences, _ = train_and_dev(10, 0)
+    parser, _ = train("arc-eager", sentences, epochs=1, seed=1,
+                      transition_buckets=2**10, label_buckets=2**8)
+    return parser
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    """(model path, a 3-sentence CoNLL-U file) in a module-wide temporary directory."""
+    tmp = tmp_path_factory.mktemp("tiny")
+    model = tmp / "tiny.arcwise"
+    tiny_parser().save(model)
+    _, dev = train_and_dev(0, 3)
+    text = tmp / "three.conllu"
+    conllu.write(text, dev)
+    return model, text
+
+
+def arcwise(*args, **kwargs) -> subprocess.CompletedProcess:
+    """`python -m arcwise ARGS` on this checkout's sources; bytes in and out, never raises."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(SRC), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    env.update(kwargs.pop("env", {}))
+    if "stdout" not in kwargs and "stderr" not in kwargs:
+        kwargs.setdefault("capture_output", True)
+    kwargs.setdefault("timeout", 300)
+    return subprocess.run([sys.executable, "-m", "arcwise", *map(str, args)],
+                          env=env, check=False, **kwargs)
+
+
+def one_line(stderr: bytes) -> str:
+    """The single line of stderr (asserting it is one line and no traceback)."""
+    text = stderr.decode()
+    assert b"Traceback" not in stderr and text.count("\n") == 1 and text.endswith("\n"), text
+    return text[:-1]
