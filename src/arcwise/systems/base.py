@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from arcwise.systems import state as st
-from arcwise.trees.projectivity import is_well_formed
+from arcwise.trees.projectivity import is_well_formed, tree_problem
 
 
 @dataclass(frozen=True)
@@ -245,6 +245,8 @@ class TransitionSystem:
         gold = _as_gold(gold)
         if c is not None and len(gold) != c.n + 1:
             raise ValueError(f"gold has {len(gold) - 1} words, the configuration {c.n}")
+        if problem := tree_problem(gold):
+            raise ValueError(f"gold is not a tree: {problem}")
         return self._prepared(gold.tobytes())
 
     def _bound(self, bound: str | None) -> int:
