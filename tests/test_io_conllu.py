@@ -468,3 +468,34 @@ def test_the_earlier_of_two_problems_is_reported():
     with pytest.raises(InputError, match="empty column 11") as caught:  # 11 columns, the last empty
         read_text("1" + word + "2" + word[:-1] + "\t\n")
     assert caught.value.line == 2
+
+
+# ------------------------------------------------------------ trees written by a parser
+
+
+def test_annotate_asks_for_one_root_in_conllu_and_not_in_conllx(tmp_path):
+    from arcwise.io import annotate
+
+    conllx = tmp_path / "in.conllx"
+    conllu.write(conllx, map(conllu.common_core, conllu.read(DATA / "mwt_empty.conllu")))
+    for source, expected in [(DATA / "mwt_empty.conllu", True), (conllx, False)]:
+        asked = []
+
+        def trees_of(batch, single_root):
+            asked.append(single_root)
+            return [(s.head, s.deprel) for s in batch]
+
+        annotate(source, tmp_path / "out", trees_of)
+        assert set(asked) == {expected}
+        annotate(source, tmp_path / "out", trees_of, single_root=not expected)
+        assert asked[-1] is (not expected)
+
+
+def test_new_tree_rewrites_deps_basic_where_enhanced_else_underscore():
+    enhanced = "1\ta\ta\tX\tX\t_\t2\tnsubj\t2:nsubj|3:nsubj:xsubj\t_\n2\tb\tb\tX\tX\t_\t0\troot\t0:root\t_"
+    plain = "1\ta\ta\tX\tX\t_\t2\tnsubj\t_\tSpaceAfter=No\n2\tb\tb\tX\tX\t_\t0\troot\t_\t_"
+    for block, deps in [(enhanced, ["0:root", "1:obj"]), (plain, ["_", "_"])]:
+        s = conllu.parse_block(block)
+        t = conllu.with_tree(s, [-1, 0, 1], [ROOT, "root", "obj"])
+        assert [line.split("\t")[8] for line in t.lines] == deps
+        assert [line.split("\t")[9] for line in t.lines] == [line.split("\t")[9] for line in s.lines]

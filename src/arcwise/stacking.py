@@ -75,7 +75,8 @@ def folds_of(n: int, folds: int) -> list[range]:
 
 def parsed(model, sentences: Sequence[Sentence]) -> list[Sentence]:
     """The sentences carrying `model`'s trees."""
-    return [with_tree(s, *tree) for s, tree in zip(sentences, model.parse(list(sentences)))]
+    trees = model.parse(list(sentences), single_root=False)  # as the guide built them
+    return [with_tree(s, *tree) for s, tree in zip(sentences, trees)]
 
 
 def jackknife(guide, sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS,
@@ -116,7 +117,7 @@ class GuidedParser:
     def __repr__(self) -> str:
         return f"GuidedParser(guide={self.guide!r}, guided={self.guided_model!r})"
 
-    def parse(self, sentences, single_root: bool = False):
+    def parse(self, sentences, single_root: bool = True):
         """The (head, deprel) of a sentence, or the list of them for a sequence of sentences."""
         if isinstance(sentences, Sentence):
             return self.parse([sentences], single_root)[0]
@@ -125,12 +126,12 @@ class GuidedParser:
                                        guide=parsed(self.guide, sentences))
 
     def parse_file(self, input: str | os.PathLike | IO, output: str | os.PathLike | IO, *,
-                   format: str | None = None, single_root: bool = False,
+                   format: str | None = None, single_root: bool | None = None,
                    progress: Callable[[int], Any] | None = None,
                    batch_sentences: int = 4096) -> int:
         """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`."""
-        return annotate(input, output, lambda batch: self.parse(batch, single_root=single_root),
-                        format=format, batch_sentences=batch_sentences, progress=progress)
+        return annotate(input, output, self.parse, format=format, single_root=single_root,
+                        batch_sentences=batch_sentences, progress=progress)
 
     def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """What the model file holds: the guided model's arrays and metadata, the

@@ -236,9 +236,11 @@ class GraphParser:
     def prepare(self, sentence: Sentence, guide: Sentence | None = None) -> GraphSentence:
         return GraphSentence(sentence, self.vocabularies, self._index, guide)
 
-    def parse(self, sentences, single_root: bool = False, guide=None):
+    def parse(self, sentences, single_root: bool = True, guide=None):
         """The (head, deprel) of a sentence, or the list of them for a sequence of sentences.
 
+        single_root: the decoder finds the best tree with exactly one word
+        attached to 0 (as UD demands); False: the best tree, several roots allowed.
         guide: a guided model's input, the guide parser's output on the same
         sentence(s) (only head and deprel are read).
         """
@@ -261,12 +263,13 @@ class GraphParser:
             trees.append((heads, (ROOT, *(self.labels[k] for k in label_ids[1:].tolist()))))
         return trees
 
-    def parse_file(self, input, output, *, format: str | None = None, single_root: bool = False,
+    def parse_file(self, input, output, *, format: str | None = None,
+                   single_root: bool | None = None,
                    progress: Callable[[int], Any] | None = None,
                    batch_sentences: int = 4096) -> int:
         """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`."""
-        return annotate(input, output, lambda batch: self.parse(batch, single_root=single_root),
-                        format=format, batch_sentences=batch_sentences, progress=progress)
+        return annotate(input, output, self.parse, format=format, single_root=single_root,
+                        batch_sentences=batch_sentences, progress=progress)
 
     def meta(self) -> dict[str, Any]:
         return {
@@ -407,7 +410,8 @@ def train_graph_parser(
         entry = {"epoch": epoch + 1, "seconds": time.perf_counter() - started,
                  "train_wrong_heads": int(wrong), "labeler_seconds": labeler_seconds}
         if dev_sentences:
-            trees = parser.parse(dev_sentences, guide=dev_guide if guide is not None else None)
+            trees = parser.parse(dev_sentences, single_root=False,
+                                 guide=dev_guide if guide is not None else None)
             scores = evaluate(dev_sentences, [with_tree(s, *t) for s, t in zip(dev_sentences, trees)])
             entry.update(dev_uas=scores.uas, dev_las=scores.las)
         log.append(entry)

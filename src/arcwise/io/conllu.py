@@ -21,8 +21,8 @@ belong to a validator, not to a reader.  Comment lines (``#``) may appear
 anywhere in a sentence and are kept.
 
 Writing is lossless: `write` prints each sentence's original lines, followed
-by one blank line, changing nothing but HEAD and DEPREL of the words when a
-tree is given.  Byte-for-byte round trips hold for every file in canonical
+by one blank line, changing nothing but HEAD and DEPREL of the words (and
+DEPS, which must agree with them: see `with_tree`) when a tree is given.  Byte-for-byte round trips hold for every file in canonical
 form, which is what the UD validator demands: LF line ends, each sentence
 followed by exactly one blank line (so the file ends with ``"\\n\\n"``).  The
 reader also accepts extra blank lines between sentences, at the start or at
@@ -61,7 +61,7 @@ MAX_SENTENCE_BYTES = 16 << 20  # bytes between two blank lines; bounds memory
 CHUNK_BYTES = 1 << 20
 
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
-HEAD, DEPREL = 6, 7  # column indices, the same in CoNLL-X
+HEAD, DEPREL, DEPS = 6, 7, 8  # column indices, the same in CoNLL-X (9 is PHEAD there)
 
 Source = str | os.PathLike | IO
 Tree = tuple[Sequence[int], Sequence[str] | None]
@@ -584,9 +584,13 @@ def with_tree(
 
     `head` and `deprel` have n + 1 entries like the Sentence's columns (entry 0
     is ignored); -1 is written as ``_``; ``deprel=None`` keeps the old
-    relations.  In `lines` only the HEAD and DEPREL columns of word lines
-    change; comments, ranges, empty nodes and every other column stay as they
-    were.
+    relations.  In `lines` only the HEAD, DEPREL and DEPS columns of word
+    lines change; comments, ranges, empty nodes and every other column stay
+    as they were.  DEPS must not contradict the new tree: it becomes the
+    basic tree's ``HEAD:DEPREL`` when the sentence had an enhanced graph (a
+    word with a DEPS value containing ``:``), so that tools reading enhanced
+    graphs still find one, and ``_`` otherwise (in CoNLL-X, column 9 is
+    PHEAD, which becomes ``_`` too).
     """
     n = sentence.n
     new_head = np.array(head, dtype=np.int32)
@@ -606,9 +610,11 @@ def with_tree(
     lines = list(lines)
     word_lines = np.asarray(word_lines, dtype=np.int32)
     heads = [_HEAD_TEXT.get(h) or str(h) for h in new_head.tolist()]
-    for i, k in enumerate(word_lines.tolist()[1:], 1):
-        columns = lines[k].split("\t", DEPREL + 1)
+    rows = [lines[k].split("\t", DEPS + 1) for k in word_lines.tolist()[1:]]
+    enhanced = any(":" in columns[DEPS] for columns in rows)
+    for i, (k, columns) in enumerate(zip(word_lines.tolist()[1:], rows), 1):
         columns[HEAD], columns[DEPREL] = heads[i], new_deprel[i]
+        columns[DEPS] = f"{heads[i]}:{new_deprel[i]}" if enhanced and heads[i] != "_" else "_"
         lines[k] = "\t".join(columns)
     return dataclasses.replace(
         sentence, head=new_head, deprel=new_deprel, lines=lines, word_lines=word_lines
@@ -699,7 +705,7 @@ def write(
     `target` is a path (written atomically, gzip if it ends with ``.gz``),
     ``-`` for standard output, or an open text or binary stream.  `trees`, if
     given, holds one ``(head, deprel)`` per sentence (or None to keep that
-    sentence's tree): see `with_tree`; only HEAD and DEPREL change.  The same
+    sentence's tree): see `with_tree`; only HEAD, DEPREL and DEPS change.  The same
     function writes CoNLL-X sentences, whose lines are kept the same way.
     """
     pairs = (
