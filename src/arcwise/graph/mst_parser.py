@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from arcwise.corpus import ROOT, Sentence
+from arcwise.corpus import ROOT, Sentence, nothing_to_learn
 from arcwise.errors import ArcwiseError
 from arcwise.graph import arc_features as af
 from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
@@ -37,6 +37,7 @@ from arcwise.graph.second_order import (
 )
 from arcwise.io import annotate
 from arcwise.models import arc_labeler, modelfile
+from arcwise.trees.projectivity import is_well_formed
 from arcwise.vocab import Vocabularies
 
 ORDERS = (1, 2)
@@ -347,6 +348,8 @@ def train_graph_parser(
 ) -> tuple[GraphParser, list[dict[str, Any]]]:
     """Train the two stages on `train_sentences`; returns (parser, log of one entry per epoch).
 
+    Training sentences that are not trees are skipped; ArcwiseError if no
+    tree of two or more words is left.
     The unlabeled model of the last epoch is kept (MSTParser has no dev selection);
     dev UAS/LAS are logged when dev sentences are given.  guide / dev_guide: the
     guide parser's trees of the train / dev sentences (stacking, §5.1: train the
@@ -363,6 +366,14 @@ def train_graph_parser(
         raise ValueError(f"update must be one of {', '.join(UPDATES)}, not {update_rule!r}")
     train_sentences = list(train_sentences)
     train_guides = _guides(train_sentences, guide)
+    trees = [is_well_formed(np.asarray(s.head, dtype=np.int32)) for s in train_sentences]
+    if not any(tree and s.n >= 2 for tree, s in zip(trees, train_sentences)):
+        raise ArcwiseError(nothing_to_learn(
+            len(train_sentences), trees.count(False),
+            0, sum(1 for tree, s in zip(trees, train_sentences) if tree and s.n < 2)))
+    # sentences that are not trees (HEAD _, cycles) are skipped, as the transition trainer does
+    train_guides = [g for g, tree in zip(train_guides, trees) if tree]
+    train_sentences = [s for s, tree in zip(train_sentences, trees) if tree]
     if guide is not None and dev_sentences and dev_guide is None:
         raise ValueError("a guided parser's dev sentences need their guide trees (dev_guide)")
     vocabularies = Vocabularies.build(train_sentences)
