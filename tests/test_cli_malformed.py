@@ -10,14 +10,13 @@ import gzip
 import itertools
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-from arcwise.cli.main import main
 from arcwise.io import conllu
 from arcwise.train import train
+from tests.cli_run import run
 from tests.ewt import DATA
 
 TESTS = Path(__file__).resolve().parent
@@ -87,14 +86,11 @@ def test_every_command_reports_malformed_input_in_one_line(command, corpus, mode
     wrong = []
     for bad in corpus:
         args = commands(bad, good, model, out)[command]
-        monkeypatch.setattr(sys, "argv", ["arcwise", *map(str, args)])
-        with pytest.raises(SystemExit) as caught:
-            main()
-        _, err = capsys.readouterr()
+        code, _, err = run(args, capsys, monkeypatch)
         where = f"{re.escape(str(bad))}:{expected_line(bad)}"
-        if (caught.value.code != 2 or "Traceback" in err
+        if (code != 2 or "Traceback" in err
                 or not re.fullmatch(rf"(arcwise: )?{where}: [^\n]+\n", err)
                 or os.listdir(out.parent)):
-            wrong.append(f"{bad.name}: exit {caught.value.code}, left "
+            wrong.append(f"{bad.name}: exit {code}, left "
                          f"{os.listdir(out.parent)}, stderr {err!r}")
     assert not wrong, "\n".join(wrong)

@@ -10,22 +10,13 @@ from pathlib import Path
 import pytest
 
 import arcwise
-from arcwise.cli.main import main
 from arcwise.errors import ArcwiseError
 from arcwise.io import conllu
 from arcwise.train import train
+from tests.cli_run import run
 from tests.ewt import DATA
 
 WORD = "{i}\tw{i}\tw\tNOUN\tNN\t_\t{head}\t{label}\t_\t_"
-
-
-def run(args, capsys, monkeypatch) -> tuple[int, str, str]:
-    """The real entry point in-process: (exit code, stdout, stderr)."""
-    monkeypatch.setattr(sys, "argv", ["arcwise", *map(str, args)])
-    with pytest.raises(SystemExit) as caught:
-        main()
-    out, err = capsys.readouterr()
-    return caught.value.code or 0, out, err
 
 
 def one_line_exit_2(code: int, err: str, pattern: str) -> None:

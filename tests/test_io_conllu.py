@@ -111,7 +111,7 @@ def test_random_sentences_round_trip(sentences):
 
 @settings(max_examples=100, deadline=None)
 @given(conllu_sentences(), st.data())
-def test_with_tree_changes_only_head_and_deprel(lines, data):
+def test_with_tree_changes_only_head_deprel_and_deps(lines, data):
     (sentence,) = read_text(as_text([lines]))
     n = sentence.n
     head = [-1] + data.draw(st.lists(st.integers(-1, n), min_size=n, max_size=n))
@@ -119,6 +119,9 @@ def test_with_tree_changes_only_head_and_deprel(lines, data):
     new = conllu.with_tree(sentence, head, deprel)
     assert new.head.tolist() == head and new.deprel == tuple(deprel)
     words = set(sentence.word_lines.tolist()[1:])
+    old_deps = [sentence.lines[k].split("\t")[8] for k in sorted(words)]
+    enhanced = any(":" in deps for deps in old_deps)  # else a PHEAD of digits is CoNLL-X's
+    phead = not enhanced and any(re.fullmatch("[1-9][0-9]*", deps) for deps in old_deps)
     for k, (old_line, new_line) in enumerate(zip(sentence.lines, new.lines, strict=True)):
         if k not in words:
             assert new_line == old_line
@@ -128,6 +131,9 @@ def test_with_tree_changes_only_head_and_deprel(lines, data):
         expected = old_columns.copy()
         expected[6] = "_" if head[i] < 0 else str(head[i])
         expected[7] = deprel[i]
+        expected[8] = f"{head[i]}:{deprel[i]}" if enhanced and head[i] >= 0 else "_"
+        if phead:
+            expected[9] = "_"
         assert new_columns == expected
     (back,) = read_text(written([new]))
     assert columns(back) == columns(new)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from arcwise.cli.main import main
 from arcwise.graph.mst_parser import train_graph_parser
 from arcwise.io import conllu
 from arcwise.train import train
+from tests.cli_run import run as run_main
 from tests.ewt import DATA
 
 BIN = Path(sys.executable).parent
@@ -46,10 +46,8 @@ def models(tmp_path_factory) -> dict[str, Path]:
 
 
 def run(args, monkeypatch, capsys) -> None:
-    monkeypatch.setattr(sys, "argv", ["arcwise", *map(str, args)])
-    with pytest.raises(SystemExit) as caught:
-        main()
-    assert (caught.value.code or 0) == 0, capsys.readouterr().err
+    code, _, err = run_main(args, capsys, monkeypatch)
+    assert code == 0, err
 
 
 def assert_valid_ud(gold: Path, system: Path) -> None:

@@ -334,8 +334,7 @@ def parse_block(
     if m := _CONTROL.search(block):
         at = first_line + block.count("\n", 0, m.start())
         raise InputError(path, at, f"control character U+{ord(m.group()):04X} in line")
-    _check_no_empty_column(block, path, first_line)
-    _check_no_edge_space(block, path, first_line)
+    _check_columns(block, path, first_line)
     lines = block.split("\n")
     start = 0
     if not conllx:
@@ -526,48 +525,37 @@ def _word_indices(
     return words
 
 
-def _check_no_empty_column(block: str, path: str, first_line: int) -> None:
-    """Raise at the first empty column of a non-comment line, if any."""
-    two_tabs_or_tab_at_an_end = (
+def _check_columns(block: str, path: str, first_line: int) -> None:
+    """Raise at the first column of a non-comment line that is empty or has a space at an end.
+
+    Spaces inside FORM or LEMMA are allowed (UD), but a column that is only
+    spaces, or has a space at either end (a trailing space after MISC), is not.
+    """
+    suspicious = (
         "\t\t" in block
         or "\t\n" in block
         or "\n\t" in block
-        or block[0] == "\t"
-        or block[-1] == "\t"
-    )
-    if not two_tabs_or_tab_at_an_end:  # the usual case, checked at C speed
-        return
-    for index, line in enumerate(block.split("\n")):
-        if line[:1] != "#":
-            columns = line.split("\t")
-            if "" in columns:
-                raise InputError(
-                    path, first_line + index, f"empty {_column_name(columns.index(''))}"
-                )
-
-
-def _check_no_edge_space(block: str, path: str, first_line: int) -> None:
-    """Raise at the first column of a non-comment line that starts or ends with a space.
-
-    Spaces inside FORM or LEMMA are allowed (UD), but a column that is only
-    spaces, or has a space at an end (a trailing space after MISC), is not.
-    """
-    space_at_an_edge = (
-        " \t" in block
+        or " \t" in block
         or "\t " in block
         or " \n" in block
         or "\n " in block
-        or block[0] == " "
-        or block[-1] == " "
+        or block[0] in "\t "
+        or block[-1] in "\t "
     )
-    if not space_at_an_edge:  # the usual case, checked at C speed
+    if not suspicious:  # the usual case, checked at C speed
         return
     for index, line in enumerate(block.split("\n")):
         if line[:1] != "#":
             for k, column in enumerate(line.split("\t")):
-                if column != column.strip(" "):
-                    what = "only spaces" if not column.strip(" ") else "a space at its start or end"
-                    raise InputError(path, first_line + index, f"{_column_name(k)} has {what}")
+                stripped = column.strip(" ")
+                if not column:
+                    message = f"empty {_column_name(k)}"
+                elif stripped != column:
+                    what = "a space at its start or end" if stripped else "only spaces"
+                    message = f"{_column_name(k)} has {what}"
+                else:
+                    continue
+                raise InputError(path, first_line + index, message)
 
 
 def _column_name(k: int) -> str:
@@ -589,8 +577,9 @@ def with_tree(
     as they were.  DEPS must not contradict the new tree: it becomes the
     basic tree's ``HEAD:DEPREL`` when the sentence had an enhanced graph (a
     word with a DEPS value containing ``:``), so that tools reading enhanced
-    graphs still find one, and ``_`` otherwise (in CoNLL-X, column 9 is
-    PHEAD, which becomes ``_`` too).
+    graphs still find one, and ``_`` otherwise.  In CoNLL-X, columns 9 and
+    10 are PHEAD and PDEPREL, a projective tree: when a word has a PHEAD,
+    both become ``_`` on every word.
     """
     n = sentence.n
     new_head = np.array(head, dtype=np.int32)
@@ -612,9 +601,12 @@ def with_tree(
     heads = [_HEAD_TEXT.get(h) or str(h) for h in new_head.tolist()]
     rows = [lines[k].split("\t", DEPS + 1) for k in word_lines.tolist()[1:]]
     enhanced = any(":" in columns[DEPS] for columns in rows)
+    projective = not enhanced and any(_WORD_ID.fullmatch(c[DEPS]) for c in rows)  # PHEAD
     for i, (k, columns) in enumerate(zip(word_lines.tolist()[1:], rows), 1):
         columns[HEAD], columns[DEPREL] = heads[i], new_deprel[i]
         columns[DEPS] = f"{heads[i]}:{new_deprel[i]}" if enhanced and heads[i] != "_" else "_"
+        if projective:
+            columns[DEPS + 1] = "_"
         lines[k] = "\t".join(columns)
     return dataclasses.replace(
         sentence, head=new_head, deprel=new_deprel, lines=lines, word_lines=word_lines
