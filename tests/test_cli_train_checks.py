@@ -160,3 +160,12 @@ def test_progress_lines_are_whole_when_stderr_is_not_a_terminal(small_train, tmp
                    for line in lines), done.stderr
     assert "…" not in done.stderr and "━" not in done.stderr and done.stdout == ""
     arcwise.load(model)
+
+
+@pytest.mark.parametrize("command", [["oracle"], ["loss-bounds", "-t", "10"]])
+def test_analysis_commands_refuse_an_unknown_system_in_one_line(command, tmp_path, capsys,
+                                                                monkeypatch):
+    code, _, err = run([*command, tmp_path / "missing.conllu", "-s", "bogus"], capsys,
+                       monkeypatch)
+    assert code == 2 and "Traceback" not in err
+    assert re.fullmatch(r"arcwise: [^\n]*'bogus'[^\n]*\n", err), err
