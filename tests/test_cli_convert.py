@@ -9,21 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from arcwise.cli.main import main
+from tests.cli_run import run
 
 TESTS = Path(__file__).resolve().parent
 EWT = TESTS.parent / "data" / "en_ewt"
 MALFORMED = sorted((TESTS / "data" / "malformed").glob("*.conll*"))
 FILE_LEVEL = {"crlf_line_ends", "byte_order_mark"}  # no sentence to skip: always exit 2
-
-
-def run(args, capsys, monkeypatch) -> tuple[int, str, str]:
-    """Run the real entry point in-process: (exit code, stdout, stderr)."""
-    monkeypatch.setattr(sys, "argv", ["arcwise", *map(str, args)])
-    with pytest.raises(SystemExit) as caught:
-        main()
-    out, err = capsys.readouterr()
-    return caught.value.code or 0, out, err
 
 
 def expected_line(path: Path) -> int:

@@ -86,3 +86,11 @@ def test_misaligned_files_exit_2_with_one_line(system, message):
 def test_unknown_punct_policy_is_a_usage_error():
     run = arcwise("evaluate", "--punct", "drop", DATA / "gold.conllu", DATA / "system.conllu")
     assert run.returncode == 2
+
+
+def test_files_without_words_are_an_error_not_a_score(tmp_path):
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("")
+    done = arcwise("evaluate", empty, empty)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"arcwise: {empty}: no words to evaluate\n"

@@ -56,7 +56,7 @@ def test_train_writes_a_model_and_a_json_log(files):
     assert log["best_epoch"] == 1 and log["sentences"] == 40 and len(log["epochs"]) == 1
 
 
-def test_parse_changes_only_head_and_deprel(files, tmp_path):
+def test_parse_changes_only_head_deprel_and_deps(files, tmp_path):
     _, dev, model = files
     out = tmp_path / "parsed.conllu"
     run = arcwise("parse", "-m", model, dev, "-o", out)
@@ -66,7 +66,11 @@ def test_parse_changes_only_head_and_deprel(files, tmp_path):
     for a, b in zip(before, after):
         if a and not a.startswith("#"):
             cols_a, cols_b = a.split("\t"), b.split("\t")
-            assert cols_a[:6] + cols_a[8:] == cols_b[:6] + cols_b[8:]
+            assert cols_a[:6] + cols_a[9:] == cols_b[:6] + cols_b[9:]
+            if "-" in cols_a[0] or "." in cols_a[0]:  # ranges and empty nodes stay
+                assert a == b
+            else:  # EWT has enhanced graphs: DEPS is the new basic arc
+                assert cols_b[8] == f"{cols_b[6]}:{cols_b[7]}"
         else:
             assert a == b
     for s in conllu.read(out):
@@ -128,26 +132,45 @@ def test_pseudo_projective_training_and_parsing(files, pseudo_projective_model, 
         assert is_well_formed(np.asarray(s.head, dtype=np.int32))
 
 
-@pytest.mark.parametrize("pseudo_projective, single_root", [(False, False), (True, True)])
-def test_cli_output_is_parse_file_output_byte_for_byte(files, pseudo_projective_model,
-                                                       tmp_path, pseudo_projective, single_root):
+@pytest.mark.parametrize("pseudo_projective, flag, single_root", [
+    (False, "--multi-root", False), (True, None, None), (False, "--single-root", True)])
+def test_cli_output_is_parse_file_output_byte_for_byte(files, pseudo_projective_model, tmp_path,
+                                                       pseudo_projective, flag, single_root):
     _, dev, model = files
     model = pseudo_projective_model[0] if pseudo_projective else model
-    flag = ["--single-root"] if single_root else []
+    flags = [flag] if flag else []
     out = tmp_path / "cli.conllu"
-    run = arcwise("parse", "-m", model, dev, "-o", out, *flag)
+    run = arcwise("parse", "-m", model, dev, "-o", out, *flags)
     assert run.returncode == 0, run.stderr
     assert run.stderr == ""  # no progress bar when stderr is not a terminal
     python = tmp_path / "python.conllu"
     assert Parser.load(model).parse_file(dev, python, single_root=single_root) == 20
     assert out.read_bytes() == python.read_bytes()
-    if single_root:
-        stdout = arcwise("parse", "-m", model, *flag, stdin=dev.read_text())
+    if single_root is None:  # stdin is CoNLL-U too: one root by default
+        stdout = arcwise("parse", "-m", model, *flags, stdin=dev.read_text())
         assert stdout.returncode == 0, stdout.stderr
         assert stdout.stdout.encode() == out.read_bytes()
+    root_label = Parser.load(model).root_label
     for s in conllu.read(out):
-        roots = (np.asarray(s.head) == 0).sum()
-        assert roots == 1 if single_root else roots >= 1
+        roots = np.flatnonzero(np.asarray(s.head) == 0)
+        if single_root is False:
+            assert len(roots) >= 1
+        else:  # CoNLL-U by default: exactly one root, labeled as the model's root arcs
+            assert len(roots) == 1 and s.deprel[roots[0]] == root_label
+
+
+def test_conllx_output_keeps_several_roots_by_default(files, tmp_path):
+    _, dev, model = files
+    conllx = tmp_path / "dev.conllx"
+    conllu.write(conllx, map(conllu.common_core, conllu.read(dev)))
+    parser = Parser.load(model)
+    several, one = tmp_path / "several.conllx", tmp_path / "one.conllx"
+    parser.parse_file(conllx, several)
+    parser.parse_file(conllx, one, single_root=True)
+    raw = parser.parse(list(conllu.read(conllx)), single_root=False)
+    written = list(conllu.read(several))
+    assert [s.head.tolist() for s in written] == [head.tolist() for head, _ in raw]
+    assert all((s.head == 0).sum() == 1 for s in conllu.read(one))
 
 
 def test_failed_parse_leaves_no_output_file(files, tmp_path):

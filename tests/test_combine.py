@@ -85,10 +85,15 @@ def test_two_agreeing_systems_outvote_the_third():
 
 def test_single_root_vote_gives_the_root_one_dependent():
     a = sentence([-1, 0, 0, 2])
-    head, _ = vote([a, a], np.ones(2))
+    head, _ = vote([a, a], np.ones(2), single_root=False)
     assert head.tolist() == [-1, 0, 0, 2]
-    head, _ = vote([a, a], np.ones(2), single_root=True)
+    head, _ = vote([a, a], np.ones(2))  # one root by default, as UD demands
     assert is_tree(head) and np.count_nonzero(head[1:] == 0) == 1
+    for oracle in (oracle_graph, oracle_arc):
+        head, _ = oracle([a, a], a)
+        assert is_tree(head) and np.count_nonzero(head[1:] == 0) == 1
+        head, _ = oracle([a, a], a, single_root=False)
+        assert head.tolist() == [-1, 0, 0, 2]
 
 
 @settings(max_examples=60, deadline=None)
@@ -97,7 +102,7 @@ def test_vote_is_the_best_tree_of_proposed_arcs(data, integer_weights):
     systems, _ = data
     n, k = systems[0].n, len(systems)
     weights = np.array(integer_weights[:k], dtype=float)
-    head, deprel = vote(systems, weights)
+    head, deprel = vote(systems, weights, single_root=False)
     assert is_tree(head)
     votes = np.zeros((n + 1, n + 1))
     proposed = np.zeros((n + 1, n + 1), dtype=bool)
@@ -137,12 +142,12 @@ def test_oracles_are_at_least_as_good_as_every_system(data, metric):
     n = gold.n
     best_system = max(correct(s.head, s.deprel, gold, metric) for s in systems)
 
-    head, deprel = oracle_graph(systems, gold, metric)
+    head, deprel = oracle_graph(systems, gold, metric, single_root=False)
     assert correct(head, deprel, gold, metric) == best_system
     first_best = next(s for s in systems if correct(s.head, s.deprel, gold, metric) == best_system)
     assert head.tolist() == first_best.head.tolist() and deprel == first_best.deprel
 
-    head, deprel = oracle_arc(systems, gold, metric)
+    head, deprel = oracle_arc(systems, gold, metric, single_root=False)
     assert is_tree(head)
     # brute force: the most correct attachments of any tree made of proposed arcs
     proposed = np.zeros((n + 1, n + 1), dtype=bool)
@@ -229,8 +234,9 @@ def dev_files(tmp_path_factory):
 
 @pytest.mark.parametrize("method, options", [
     ("vote", []), ("vote", ["--weights", "1,0.5,2", "--single-root"]),
-    ("vote", ["--weights-by-upos"]), ("oracle-graph", []), ("oracle-arc", []),
-    ("oracle-arc", ["--metric", "uas"]), ("oracle-graph", ["--metric", "uas"]),
+    ("vote", ["--weights-by-upos", "--multi-root"]), ("oracle-graph", []), ("oracle-arc", []),
+    ("oracle-arc", ["--metric", "uas", "--multi-root"]),
+    ("oracle-graph", ["--metric", "uas", "--multi-root"]), ("oracle-arc", ["--multi-root"]),
 ])
 def test_cli_end_to_end_on_dev_sentences(dev_files, tmp_path, method, options):
     gold, *systems = dev_files
@@ -244,12 +250,17 @@ def test_cli_end_to_end_on_dev_sentences(dev_files, tmp_path, method, options):
     assert len(combined) == len(first) == 25
     for c, s in zip(combined, first):
         assert is_tree(c.head)
+        if "--multi-root" not in options:  # CoNLL-U: one root by default
+            assert np.count_nonzero(c.head == 0) == 1
         assert len(c.lines) == len(s.lines)
-        for new, old in zip(c.lines, s.lines):  # only HEAD and DEPREL may change
+        for new, old in zip(c.lines, s.lines):  # only HEAD, DEPREL and DEPS may change
             new_columns, old_columns = new.split("\t"), old.split("\t")
-            del new_columns[6:8], old_columns[6:8]
+            if new[0] != "#" and "." not in new_columns[0] and "-" not in new_columns[0]:
+                # a word: its DEPS is the new basic arc (EWT has enhanced graphs)
+                assert new_columns[8] == f"{new_columns[6]}:{new_columns[7]}"
+            del new_columns[6:9], old_columns[6:9]
             assert new_columns == old_columns
-    if method.startswith("oracle"):
+    if method.startswith("oracle") and "--multi-root" in options:  # as good as any system
         metric = "uas" if "uas" in options else "las"
         scores = [getattr(evaluate(read_treebank(gold), read_treebank(p)), metric)
                   for p in (out, *systems)]

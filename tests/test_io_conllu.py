@@ -55,13 +55,12 @@ def columns(s: Sentence) -> tuple:
 
 # ------------------------------------------------------------ random CoNLL-U
 
+# valid columns: no control character (tab, LF, CR, NUL, ESC ...), no space at either end
 FIELD = st.text(
-    st.characters(blacklist_characters="\t\n\r", blacklist_categories=("Cs",)),
-    min_size=1,
-    max_size=5,
-)
+    st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=5
+).filter(lambda t: t == t.strip(" "))
 COMMENT = st.text(
-    st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), max_size=8
+    st.characters(blacklist_categories=("Cs", "Cc")), max_size=8
 ).map(lambda t: "#" + t)
 
 
@@ -112,7 +111,7 @@ def test_random_sentences_round_trip(sentences):
 
 @settings(max_examples=100, deadline=None)
 @given(conllu_sentences(), st.data())
-def test_with_tree_changes_only_head_and_deprel(lines, data):
+def test_with_tree_changes_only_head_deprel_and_deps(lines, data):
     (sentence,) = read_text(as_text([lines]))
     n = sentence.n
     head = [-1] + data.draw(st.lists(st.integers(-1, n), min_size=n, max_size=n))
@@ -120,6 +119,9 @@ def test_with_tree_changes_only_head_and_deprel(lines, data):
     new = conllu.with_tree(sentence, head, deprel)
     assert new.head.tolist() == head and new.deprel == tuple(deprel)
     words = set(sentence.word_lines.tolist()[1:])
+    old_deps = [sentence.lines[k].split("\t")[8] for k in sorted(words)]
+    enhanced = any(":" in deps for deps in old_deps)  # else a PHEAD of digits is CoNLL-X's
+    phead = not enhanced and any(re.fullmatch("[1-9][0-9]*", deps) for deps in old_deps)
     for k, (old_line, new_line) in enumerate(zip(sentence.lines, new.lines, strict=True)):
         if k not in words:
             assert new_line == old_line
@@ -129,6 +131,9 @@ def test_with_tree_changes_only_head_and_deprel(lines, data):
         expected = old_columns.copy()
         expected[6] = "_" if head[i] < 0 else str(head[i])
         expected[7] = deprel[i]
+        expected[8] = f"{head[i]}:{deprel[i]}" if enhanced and head[i] >= 0 else "_"
+        if phead:
+            expected[9] = "_"
         assert new_columns == expected
     (back,) = read_text(written([new]))
     assert columns(back) == columns(new)
@@ -348,6 +353,38 @@ def test_unreadable_and_corrupt_files(tmp_path):
         list(conllu.read(truncated))
 
 
+SENTENCE = "1\tx\tx\tX\tX\t_\t0\troot\t_\t_\n\n"
+
+
+@pytest.mark.parametrize("trailer", [b"\0", b"\0\0\0\0", b"garbage", b"\n", b"\x1f"])
+def test_bytes_after_the_gzip_data_are_an_error_naming_the_line_after_the_end(tmp_path, trailer):
+    path = tmp_path / "padded.conllu.gz"
+    path.write_bytes(gzip.compress((SENTENCE * 3).encode()) + trailer)
+    with pytest.raises(InputError, match="trailing garbage|gzip") as caught:
+        list(conllu.read(path))
+    assert caught.value.line == 7  # the six lines read well
+
+
+def test_several_gzip_members_are_one_stream(tmp_path):
+    path = tmp_path / "members.conllu.gz"
+    path.write_bytes(gzip.compress(SENTENCE.encode()) + gzip.compress(SENTENCE.encode()))
+    assert len(list(conllu.read(path))) == 2
+
+
+def test_corrupt_gzip_names_the_line_where_the_data_breaks(tmp_path):
+    text = SENTENCE * 200_000  # 400,000 lines, several chunks
+    data = bytearray(gzip.compress(text.encode(), mtime=0))
+    middle = len(data) // 2
+    data[middle : middle + 64] = bytes(b ^ 0xFF for b in data[middle : middle + 64])
+    path = tmp_path / "corrupt.conllu.gz"
+    path.write_bytes(bytes(data))
+    read = []
+    with pytest.raises(InputError, match="gzip") as caught:
+        read.extend(conllu.read(path))
+    # every sentence read before the break is complete; the line named is the next one
+    assert 0 < caught.value.line <= 400_000 and caught.value.line >= 2 * len(read) + 1
+
+
 def test_text_stream_with_crlf_is_an_error():
     with pytest.raises(InputError, match="CRLF"):
         list(conllu.read(io.StringIO("1\tx\tx\tX\tX\t_\t0\troot\t_\t_\r\n\r\n")))
@@ -437,3 +474,34 @@ def test_the_earlier_of_two_problems_is_reported():
     with pytest.raises(InputError, match="empty column 11") as caught:  # 11 columns, the last empty
         read_text("1" + word + "2" + word[:-1] + "\t\n")
     assert caught.value.line == 2
+
+
+# ------------------------------------------------------------ trees written by a parser
+
+
+def test_annotate_asks_for_one_root_in_conllu_and_not_in_conllx(tmp_path):
+    from arcwise.io import annotate
+
+    conllx = tmp_path / "in.conllx"
+    conllu.write(conllx, map(conllu.common_core, conllu.read(DATA / "mwt_empty.conllu")))
+    for source, expected in [(DATA / "mwt_empty.conllu", True), (conllx, False)]:
+        asked = []
+
+        def trees_of(batch, single_root):
+            asked.append(single_root)
+            return [(s.head, s.deprel) for s in batch]
+
+        annotate(source, tmp_path / "out", trees_of)
+        assert set(asked) == {expected}
+        annotate(source, tmp_path / "out", trees_of, single_root=not expected)
+        assert asked[-1] is (not expected)
+
+
+def test_new_tree_rewrites_deps_basic_where_enhanced_else_underscore():
+    enhanced = "1\ta\ta\tX\tX\t_\t2\tnsubj\t2:nsubj|3:nsubj:xsubj\t_\n2\tb\tb\tX\tX\t_\t0\troot\t0:root\t_"
+    plain = "1\ta\ta\tX\tX\t_\t2\tnsubj\t_\tSpaceAfter=No\n2\tb\tb\tX\tX\t_\t0\troot\t_\t_"
+    for block, deps in [(enhanced, ["0:root", "1:obj"]), (plain, ["_", "_"])]:
+        s = conllu.parse_block(block)
+        t = conllu.with_tree(s, [-1, 0, 1], [ROOT, "root", "obj"])
+        assert [line.split("\t")[8] for line in t.lines] == deps
+        assert [line.split("\t")[9] for line in t.lines] == [line.split("\t")[9] for line in s.lines]

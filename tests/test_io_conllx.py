@@ -35,10 +35,12 @@ def test_conllx_round_trips_byte_for_byte_phead_included():
     assert "3\tSBJ" in text  # PHEAD/PDEPREL kept in the lines
 
 
-def test_with_tree_on_conllx_keeps_phead_and_pdeprel():
+def test_with_tree_on_conllx_clears_phead_and_pdeprel():
     first = next(conllx.read(DATA / "small.conll"))
+    assert first.lines[1] == "2\tdog\tdog\tNN\tNN\t_\t3\tSBJ\t3\tSBJ"
     new = conllu.with_tree(first, [-1, 3, 3, 0], [ROOT, "a", "b", "c"])
-    assert new.lines[1] == "2\tdog\tdog\tNN\tNN\t_\t3\tb\t3\tSBJ"
+    # the old projective tree would contradict the new one
+    assert new.lines[1] == "2\tdog\tdog\tNN\tNN\t_\t3\tb\t_\t_"
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,7 @@
 """The configuration array and the steppable API, on monotonic Covington."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -57,3 +59,19 @@ def test_covington_random_walks_build_forests(gold):
     assert ts.is_terminal(c)
     heads = ts.heads(c)
     assert is_forest(heads)
+
+
+@pytest.mark.parametrize("name", ["arc-eager", "arc-hybrid", "covington", "covington-nm",
+                                  "two-planar"])
+@pytest.mark.parametrize(("gold", "problem"), [
+    ([-1, 0, 1, 5], "head of word 3 is 5, outside 0..3"),
+    ([-1, 2, 3, 1], "cycle through words 1 -> 2 -> 3 -> 1"),
+    ([-1, 0, -1, 2], "word 2 has no head"),
+    ([-1, 0, 1], "gold has 2 words, the configuration 3"),
+])
+def test_gold_that_is_not_a_tree_of_the_sentence_is_a_value_error(name, gold, problem):
+    ts = systems.get(name)
+    c = ts.initial(3)
+    for call in (ts.static_oracle, ts.loss, ts.costs):
+        with pytest.raises(ValueError, match=re.escape(problem)):
+            call(c, gold)

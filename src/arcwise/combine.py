@@ -45,6 +45,7 @@ from arcwise.corpus import Sentence
 from arcwise.errors import ArcwiseError
 from arcwise.eval.metrics import check_aligned, evaluate
 from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
+from arcwise.trees.roots import single_rooted
 
 METHODS = ("vote", "oracle-graph", "oracle-arc")
 ORACLE_METRICS = ("las", "uas")
@@ -79,7 +80,7 @@ def estimate_upos_weights(gold: Sequence[Sentence],
     return UposWeights(by_upos, np.array([s.uas / 100 for s in scores]))
 
 
-def vote(trees: Sequence[Sentence], weights: np.ndarray, single_root: bool = False) -> Tree:
+def vote(trees: Sequence[Sentence], weights: np.ndarray, single_root: bool = True) -> Tree:
     """Weighted arc voting with reparsing by maximum spanning tree (Sagae & Lavie 2006).
 
     `trees` are k systems' analyses of one sentence; `weights[j, m]` is the
@@ -94,16 +95,21 @@ def vote(trees: Sequence[Sentence], weights: np.ndarray, single_root: bool = Fal
     return head, _labels(trees, heads, weights, head)
 
 
-def oracle_graph(trees: Sequence[Sentence], gold: Sentence, metric: str = "las") -> Tree:
-    """The tree of the system with the most correct attachments (first on ties)."""
+def oracle_graph(trees: Sequence[Sentence], gold: Sentence, metric: str = "las",
+                 single_root: bool = True) -> Tree:
+    """The tree of the system with the most correct attachments (first on ties);
+    with single_root, its roots after the first are attached to the first
+    (`arcwise.trees.roots.single_rooted`)."""
     _check_metric(metric)
     correct = [np.count_nonzero(_correct(t, gold, metric)) for t in trees]
     best = trees[int(np.argmax(correct))]
+    if single_root:
+        return single_rooted(best.head.copy(), best.deprel)
     return best.head.copy(), best.deprel
 
 
 def oracle_arc(trees: Sequence[Sentence], gold: Sentence, metric: str = "las",
-               single_root: bool = False) -> Tree:
+               single_root: bool = True) -> Tree:
     """The best tree made of arcs some system proposes (see the module docstring)."""
     _check_metric(metric)
     heads = _heads(trees)
@@ -132,12 +138,14 @@ def oracle_arc(trees: Sequence[Sentence], gold: Sentence, metric: str = "las",
 def combine(outputs: Sequence[Sequence[Sentence]], method: str, *,
             gold: Sequence[Sentence] | None = None,
             weights: Sequence[float] | UposWeights | None = None,
-            metric: str = "las", single_root: bool = False) -> Iterator[Tree]:
+            metric: str = "las", single_root: bool = True) -> Iterator[Tree]:
     """One combined tree per sentence of k systems' `outputs` (lists of Sentences).
 
     `method` is "vote" (weights: one number per system, a UposWeights, or
     None for 1 each), "oracle-graph" or "oracle-arc" (both need `gold`;
-    `metric` is what they maximise).  Raises InputError when the outputs (or
+    `metric` is what they maximise).  single_root: every tree has exactly one
+    word attached to 0 (as UD demands); False allows several.  Raises
+    InputError when the outputs (or
     gold) do not have the same sentences and words.
     """
     if method not in METHODS:
@@ -157,7 +165,7 @@ def combine(outputs: Sequence[Sequence[Sentence]], method: str, *,
             w = weights.of(trees[0].upos) if isinstance(weights, UposWeights) else per_system
             yield vote(trees, w, single_root)
         elif method == "oracle-graph":
-            yield oracle_graph(trees, gold[k], metric)
+            yield oracle_graph(trees, gold[k], metric, single_root)
         else:
             yield oracle_arc(trees, gold[k], metric, single_root)
 

@@ -37,3 +37,17 @@ class Sentence:
     def n(self) -> int:
         """Number of syntactic words."""
         return len(self.form) - 1
+
+
+def nothing_to_learn(total: int, not_trees: int, unbuildable: int, one_word: int) -> str:
+    """The one-line message of a training set without a sentence a parser can learn from:
+    a tree of two or more words (that the system can build, under the static oracle)."""
+    if total == 0:
+        return "no training sentences: the training file is empty"
+    reasons = [f"{count:,} {why}" for count, why in [
+        (not_trees, "not trees (HEAD _ or out of range, or cycles)"),
+        (unbuildable, "trees the system cannot build (static oracle; try --oracle dynamic "
+                      "or --pseudo-projective)"),
+        (one_word, "of one word"),
+    ] if count]
+    return f"nothing to learn from: of {total:,} training sentences, {', '.join(reasons)}"

@@ -16,8 +16,11 @@ and averaged weights, saved to and loaded from one model file
   projectivized trees (`projectivized`, `arcwise train --pseudo-projective`)
   records its encoding, and its output is deprojectivized, so every parse
   carries the original labels (`arcwise.trees.pseudoprojective`);
-- `single_root`: the parse gets exactly one word attached to 0 (see
-  `single_rooted`); by default a parse may have several roots.
+- `single_root`: the parse gets exactly one word attached to 0, labeled
+  `root_label` (see `arcwise.trees.roots.single_rooted`): the default of
+  `Parser.parse`, and of `Parser.parse_file` for CoNLL-U output (a UD tree
+  has one root); ``single_root=False`` gives the tree the parser built,
+  maybe with several roots (the default for CoNLL-X output).
 
 With trace=True the parse also records what the transitions did: which one
 built each word's arc and which arcs later ones replaced (`arcwise.trace`).
@@ -47,6 +50,7 @@ from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
 from arcwise.trace import of_parse as trace_of_parse
 from arcwise.trees.projectivity import is_well_formed
+from arcwise.trees.roots import single_rooted
 from arcwise.trees.pseudoprojective import (
     ENCODINGS,
     LIFTED,
@@ -328,39 +332,6 @@ def projectivized(
     return out, counts
 
 
-def single_rooted(
-    head: np.ndarray,
-    deprel: tuple[str, ...],
-    made: np.ndarray,
-    root_label: str,
-    reattach_label: str | None,
-) -> tuple[np.ndarray, tuple[str, ...]]:
-    """The tree (head, deprel) with exactly one word attached to 0.
-
-    The root kept is the leftmost word attached to 0 by a transition
-    (`made`): the first root arc the parser made, since every system here but
-    arc-hybrid+swap builds arcs to 0 from left to right (greedy parsing keeps
-    no score to compare roots by).  If no transition attached a word to 0,
-    the leftmost word attached to 0 is kept.  Every other root is attached
-    to the kept one: each heads its own subtree, so the result is a tree.
-    A re-attached word keeps its label, unless it is `root_label`, which
-    becomes `reattach_label` (when not None).
-    """
-    roots = np.flatnonzero(head == 0)
-    if len(roots) <= 1:
-        return head, deprel
-    chosen = roots[made[roots]]
-    keep = int(chosen[0] if len(chosen) else roots[0])
-    head = head.copy()
-    deprel = list(deprel)
-    for r in roots.tolist():
-        if r != keep:
-            head[r] = keep
-            if deprel[r] == root_label and reattach_label is not None:
-                deprel[r] = reattach_label
-    return head, tuple(deprel)
-
-
 def annotations(trees: list) -> list:
     """Parses as `arcwise.io.annotate` takes them: (head, deprel), or for a traced
     parse (head, deprel, its trace's MISC attributes)."""
@@ -494,14 +465,15 @@ class Parser:
         self,
         sentences: Sentence | Sequence[Sentence],
         *,
-        single_root: bool = False,
+        single_root: bool = True,
         guide: Sentence | Sequence[Sentence] | None = None,
         trace: bool = False,
     ) -> Any:
         """The (head, deprel) of a sentence, or the list of them for a sequence of sentences.
 
-        Every parse is a tree; single_root=True makes exactly one word its
-        root (`single_rooted`), otherwise several words may hang from 0.
+        Every parse is a tree with exactly one word attached to 0, as UD
+        demands (`single_rooted`); single_root=False gives the tree the
+        parser built, in which several words may hang from 0.
         guide: a guided model's input, the guide parser's output on the same
         sentence(s) (only head and deprel are read).  trace=True gives
         (head, deprel, trace) instead: what the transitions did
@@ -524,7 +496,7 @@ class Parser:
         output: str | os.PathLike | IO,
         *,
         format: str | None = None,
-        single_root: bool = False,
+        single_root: bool | None = None,
         progress: Callable[[int], Any] | None = None,
         batch_sentences: int = BATCH_SENTENCES,
         trace: bool = False,
@@ -535,16 +507,20 @@ class Parser:
         an open stream; `format` as in `arcwise.io.read_treebank` (default:
         from the extension, else CoNLL-U).  output: a path, written
         atomically (gzip if it ends in ``.gz``), ``-`` for stdout, or an open
-        stream; it gets the input's lines with only HEAD and DEPREL replaced
+        stream; it gets the input's lines with only HEAD, DEPREL and DEPS replaced
         (and with trace, the `arcwise.trace` attributes merged into MISC).
-        progress(k) is called after each batch of k sentences is written.  If
-        anything fails on the way (bad input, an interrupt), no output file
-        is left and an existing one is untouched.
+        single_root: one root per sentence (see `parse`); None = the default
+        of the format (`arcwise.io.one_root_by_default`: CoNLL-U yes, CoNLL-X
+        no).  progress(k) is called after each batch of k sentences is
+        written.  If anything fails on the way (bad input, an interrupt), no
+        output file is left and an existing one is untouched.
         """
         return annotate(
             input, output,
-            lambda batch: annotations(self.parse(batch, single_root=single_root, trace=trace)),
-            format=format, batch_sentences=batch_sentences, progress=progress,
+            lambda batch, single_root: annotations(
+                self.parse(batch, single_root=single_root, trace=trace)),
+            format=format, single_root=single_root,
+            batch_sentences=batch_sentences, progress=progress,
         )
 
     # --- model files -------------------------------------------------------

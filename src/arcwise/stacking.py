@@ -76,7 +76,8 @@ def folds_of(n: int, folds: int) -> list[range]:
 
 def parsed(model, sentences: Sequence[Sentence]) -> list[Sentence]:
     """The sentences carrying `model`'s trees."""
-    return [with_tree(s, *tree) for s, tree in zip(sentences, model.parse(list(sentences)))]
+    trees = model.parse(list(sentences), single_root=False)  # as the guide built them
+    return [with_tree(s, *tree) for s, tree in zip(sentences, trees)]
 
 
 def jackknife(guide, sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS,
@@ -117,7 +118,7 @@ class GuidedParser:
     def __repr__(self) -> str:
         return f"GuidedParser(guide={self.guide!r}, guided={self.guided_model!r})"
 
-    def parse(self, sentences, single_root: bool = False, trace: bool = False):
+    def parse(self, sentences, single_root: bool = True, trace: bool = False):
         """The (head, deprel) of a sentence, or the list of them for a sequence of sentences;
         trace=True (a transition-based guided model): (head, deprel, the guided
         parser's `arcwise.trace.Trace`), as `arcwise.parse.Parser.parse`."""
@@ -130,7 +131,7 @@ class GuidedParser:
                                        guide=parsed(self.guide, sentences), trace=trace)
 
     def parse_file(self, input: str | os.PathLike | IO, output: str | os.PathLike | IO, *,
-                   format: str | None = None, single_root: bool = False,
+                   format: str | None = None, single_root: bool | None = None,
                    progress: Callable[[int], Any] | None = None,
                    batch_sentences: int = 4096, trace: bool = False) -> int:
         """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`."""
@@ -139,8 +140,10 @@ class GuidedParser:
         if trace and is_graph_based(self):  # even when the input turns out empty
             raise ArcwiseError(NOT_TRANSITION_BASED)
         return annotate(input, output,
-                        lambda batch: annotations(self.parse(batch, single_root, trace)),
-                        format=format, batch_sentences=batch_sentences, progress=progress)
+                        lambda batch, single_root: annotations(
+                            self.parse(batch, single_root, trace)),
+                        format=format, single_root=single_root,
+                        batch_sentences=batch_sentences, progress=progress)
 
     def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """What the model file holds: the guided model's arrays and metadata, the

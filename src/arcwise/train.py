@@ -38,7 +38,8 @@ import numpy as np
 from numba import njit
 
 from arcwise import systems as registry
-from arcwise.corpus import Sentence
+from arcwise.corpus import Sentence, nothing_to_learn
+from arcwise.errors import ArcwiseError
 from arcwise.eval.metrics import evaluate
 from arcwise.features import FeatureTable, default_table
 from arcwise.io.conllu import with_tree
@@ -284,7 +285,9 @@ def train(
     (stacking, 2011 paper §5.3) with the system's guide features (Table 5)
     added to the default table; the training trees should come from a guide
     that did not see them (jackknifing: `arcwise.stacking`).
-    Returns (the parser of the best epoch, the log).
+    Returns (the parser of the best epoch, the log).  Raises ArcwiseError
+    (before any training) when no training sentence is a tree of two or more
+    words the system can learn from.
     """
     if oracle not in ORACLES:
         raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
@@ -301,6 +304,8 @@ def train(
     dynamic = oracle == "dynamic"
 
     sentences = list(train_sentences)
+    if not sentences:
+        raise ArcwiseError(nothing_to_learn(0, 0, 0, 0))
     lifted = None
     if pseudo_projective is not None:
         sentences, counts = projectivized(sentences, pseudo_projective)
@@ -331,6 +336,10 @@ def train(
             prepared.append(oracle_kernels.prepare(np.asarray(s.head, dtype=np.int32)))
         else:
             prepared.append(None)
+    if not any(sentences[k].n >= 2 for k in usable):
+        one_word = sum(1 for k in usable if sentences[k].n < 2)
+        raise ArcwiseError(nothing_to_learn(
+            len(sentences), malformed, unbuildable if not dynamic else 0, one_word))
     gold_flat, gold_offsets = _flat_gold(prepared)
     usable_array = np.array(usable, dtype=np.int64)
 

@@ -50,13 +50,19 @@ def register(app: typer.Typer) -> None:
                                      "(repeat the option)."),
         metric: Metric = typer.Option(Metric.las, "--metric",
                                       help="What the oracles maximise: labeled or unlabeled."),
-        single_root: bool = typer.Option(False, "--single-root",
-                                         help="vote, oracle-arc: give the root one dependent."),
+        single_root: bool = typer.Option(
+            None, "--single-root/--multi-root", show_default=False,
+            help="--single-root: exactly one word attached to 0 per sentence, as UD demands "
+                 "(the default for CoNLL-U); --multi-root: several allowed (the default for "
+                 "CoNLL-X)."),
     ) -> None:
-        """Combine the trees of several parsers into one output (only HEAD/DEPREL change)."""
+        """Combine the trees of several parsers into one output (only HEAD/DEPREL/DEPS change)."""
         from arcwise.combine import combine, estimate_upos_weights
         from arcwise.eval.metrics import evaluate
-        from arcwise.io import conllu, read_treebank
+        from arcwise.io import conllu, format_of, one_root_by_default, read_treebank
+
+        if single_root is None:
+            single_root = one_root_by_default(format_of(systems[0]) or "conllu")
 
         outputs = [list(read_treebank(path)) for path in systems]
         gold_sentences = list(read_treebank(gold)) if gold is not None else None

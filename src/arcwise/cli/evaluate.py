@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arcwise.errors import ArcwiseError
 from arcwise.eval.metrics import Counts, Scores, evaluate
 
 
@@ -34,6 +35,8 @@ def register(app: typer.Typer) -> None:
         from arcwise.io import read_treebank
 
         scores = evaluate(read_treebank(gold), read_treebank(system), punct=punct.value)
+        if scores.words == 0:
+            raise ArcwiseError(f"{gold}: no words to evaluate")
         if as_json:
             result = {"gold": str(gold), "system": str(system), **scores.to_dict()}
             print(json.dumps(result, indent=1))

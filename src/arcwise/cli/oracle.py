@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from arcwise.errors import ArcwiseError
+
 
 def register(app: typer.Typer) -> None:
     @app.command("oracle")
@@ -24,7 +26,12 @@ def register(app: typer.Typer) -> None:
         from arcwise.analysis.oracle_coverage import oracle_coverage
         from arcwise.io import read_treebank
 
-        ts = systems.get(system)
+        try:
+            ts = systems.get(system)
+        except ValueError as error:  # an unknown system or variant
+            raise ArcwiseError(str(error)) from None
+        if ts.oracle is None:
+            raise ArcwiseError(f"{system} has no oracle")
         trees = (s.head for s in read_treebank(treebank))
         with Progress(transient=True, disable=as_json) as progress:
             task = progress.add_task(f"{system} static oracle", total=None)

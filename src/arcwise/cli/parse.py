@@ -1,4 +1,4 @@
-"""`arcwise parse`: parse a treebank with a trained model, changing only HEAD and DEPREL."""
+"""`arcwise parse`: parse a treebank with a trained model, changing only HEAD, DEPREL and DEPS."""
 
 from __future__ import annotations
 
@@ -20,9 +20,12 @@ def register(app: typer.Typer) -> None:
             "-", "--output", "-o", help="Output file (written atomically), - for stdout."
         ),
         single_root: bool = typer.Option(
-            False, "--single-root",
-            help="Exactly one word attached to 0 per sentence: the parser's first root arc "
-            "is kept and the other roots are attached to it.",
+            None, "--single-root/--multi-root",
+            help="--single-root: exactly one word attached to 0 per sentence, as UD demands "
+            "(the default for CoNLL-U): the parser's first root arc is kept, labeled with the "
+            "model's root label, and the other roots are attached to it; --multi-root: the "
+            "trees as the parser built them, several roots allowed (the default for CoNLL-X).",
+            show_default=False,
         ),
         trace: bool = typer.Option(
             False, "--trace",
@@ -30,10 +33,13 @@ def register(app: typer.Typer) -> None:
             "the heads transitions replaced (HeadHistory=); transition-based models only.",
         ),
     ) -> None:
-        """Parse IN with MODEL; the output keeps every line and column but HEAD and DEPREL.
+        """Parse IN with MODEL; the output keeps every line and column but HEAD, DEPREL, DEPS.
 
-        Every output is a tree (several roots allowed unless --single-root).  A
-        pseudo-projective model's output is deprojectivized.  A progress bar
+        Every output is a tree; CoNLL-U output has one root per sentence (valid
+        UD) unless --multi-root, CoNLL-X output may have several unless
+        --single-root.  DEPS becomes the new HEAD:DEPREL where the input had
+        enhanced graphs, else _.  A pseudo-projective model's output is
+        deprojectivized.  A progress bar
         (sentences, sentences/s) goes to stderr when IN is a file and stderr is
         a terminal; reading stdin, or with stderr redirected, nothing is shown.
         --trace adds MISC attributes (see `arcwise.trace` and the README).

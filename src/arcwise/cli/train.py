@@ -50,9 +50,137 @@ def tree_summary(log: dict) -> str:
     return "; ".join(parts)
 
 
+GRAPH, TRANSITION, DYNAMIC = "graph", "transition", "dynamic"
+# The options that apply to one kind of model only (the others apply to all): an option
+# given on the command line for another kind is an error, never silently ignored.
+OPTION_KINDS = {
+    "oracle": TRANSITION,
+    "bound": TRANSITION,
+    "pseudo_projective": TRANSITION,
+    "explore_from": DYNAMIC,
+    "explore_p": DYNAMIC,
+    "order": GRAPH,
+    "decoder": GRAPH,
+    "update": GRAPH,
+}
+KIND_NAMES = {GRAPH: "--system mst", TRANSITION: "transition systems",
+              DYNAMIC: "transition systems with --oracle dynamic"}
+
+
+def model_kinds(system: str, oracle: str) -> set[str]:
+    """The kinds a training run is of: graph, or transition (and dynamic)."""
+    from arcwise.graph.mst_parser import SYSTEM
+
+    if system == SYSTEM:
+        return {GRAPH}
+    return {TRANSITION, DYNAMIC} if oracle == "dynamic" else {TRANSITION}
+
+
+def check_options(ctx: typer.Context, system: str, oracle: str, bound: str | None,
+                  decoder: str, update: str) -> None:
+    """Reject, before any file is read, an unknown system or option value and an option
+    given on the command line that does not apply to this kind of model (`OPTION_KINDS`)."""
+    from arcwise import systems
+    from arcwise.graph.mst_parser import DECODERS, SYSTEM, UPDATES
+
+    if system != SYSTEM:
+        if system.split("+")[0] not in systems.names():
+            raise ArcwiseError(f"unknown system {system!r}; known: {systems.describe()}, "
+                               f"{SYSTEM} (graph-based)")
+        try:
+            ts = systems.get(system)
+        except ValueError as error:  # a variant the system does not have
+            raise ArcwiseError(str(error)) from None
+        bounds = ts.oracle.bounds if ts.oracle is not None else ()
+        if bound is not None and bound not in bounds:
+            raise ArcwiseError(f"--bound {bound}: {system} takes "
+                               + (f"one of {', '.join(bounds)}" if bounds else "no --bound"))
+    for value, known, option in [(decoder, DECODERS, "--decoder"), (update, UPDATES, "--update")]:
+        if value not in known:
+            raise ArcwiseError(f"{option} {value}: use one of {', '.join(known)}")
+    kinds = model_kinds(system, oracle)
+    for param in ctx.command.params:
+        kind = OPTION_KINDS.get(param.name)
+        source = ctx.get_parameter_source(param.name)
+        if kind and kind not in kinds and source and source.name in ("COMMANDLINE", "ENVIRONMENT"):
+            raise ArcwiseError(f"{param.opts[0]} applies to {KIND_NAMES[kind]} only, "
+                               f"not to --system {system}"
+                               + (" --oracle static" if TRANSITION in kinds else ""))
+
+
+def check_output(output: Path, *inputs: Path | None) -> None:
+    """Refuse, before training, an output that would overwrite an input or cannot be written."""
+    import os
+
+    for path in inputs:
+        if path is not None and (output.resolve() == path.resolve()
+                                 or (output.exists() and path.exists()
+                                     and os.path.samefile(output, path))):
+            raise ArcwiseError(f"-o {output}: the same file as the input {path}; "
+                               "it would be overwritten")
+    folder = output.parent
+    if not folder.is_dir():
+        raise ArcwiseError(f"-o {output}: no such directory {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ArcwiseError(f"-o {output}: directory {folder} is not writable")
+    if output.is_dir():
+        raise ArcwiseError(f"-o {output}: is a directory")
+
+
+def saved_and_verified(parser, output: Path) -> None:
+    """Save the model, then load it back: a model that does not load is removed, an error."""
+    import arcwise
+
+    parser.save(output)
+    try:
+        arcwise.load(output)
+    except ArcwiseError as error:
+        output.unlink(missing_ok=True)
+        raise ArcwiseError(f"the trained model does not load, not kept ({error})") from None
+
+
+class EpochProgress:
+    """A line per epoch on stderr: a rich bar on a terminal, plain whole lines otherwise."""
+
+    def __init__(self, title: str, epochs: int):
+        self.title, self.epochs = title, epochs
+        self.bar = None
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(
+                TextColumn("{task.description}"), BarColumn(),
+                TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                console=Console(stderr=True),
+            )
+            self.task = self.bar.add_task(title, total=epochs)
+
+    def __enter__(self) -> EpochProgress:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def epoch(self, description: str) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, description=description)
+        else:
+            print(description, file=sys.stderr, flush=True)
+
+
+def dev_scores(entry: dict) -> str:
+    return (f", dev UAS {entry['dev_uas']:.2f} LAS {entry['dev_las']:.2f}"
+            if "dev_uas" in entry else "")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("train")
     def train_command(
+        ctx: typer.Context,
         system: str = typer.Option(
             ..., "--system", "-s",
             help="Transition system (e.g. covington-nm, arc-eager+lba) or mst (graph-based).",
@@ -89,14 +217,19 @@ def register(app: typer.Typer) -> None:
 
         Gold trees the system cannot build are counted (in the log and in the
         summary printed at the end): static training skips them, dynamic
-        training learns from them.  --pseudo-projective works with any system
-        but only helps those that cannot build non-projective trees.
+        training learns from them.  --pseudo-projective works with any transition
+        system but only helps those that cannot build non-projective trees.
+        Options for another kind of model (--order with arc-eager, --bound with
+        mst, --explore-p with --oracle static ...) are errors; so are training
+        data without a tree to learn from and an output that would overwrite
+        the data or cannot be written, all found before training starts.  The
+        saved model is loaded back to check it.
         """
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
         from arcwise.io import read_treebank
         from arcwise.train import train
 
+        check_options(ctx, system, oracle.value, bound, decoder, update)
+        check_output(output, train_path, dev_path, guide_path)
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None
         guide = guided_by(guide_path, guide_folds, train_sentences, dev)
@@ -104,23 +237,12 @@ def register(app: typer.Typer) -> None:
             _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed,
                                 guide)
             return
-        with Progress(
-            TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-            TimeElapsedColumn(), console=None, transient=False,
-        ) as bar:
-            task = bar.add_task(f"{system} ({oracle.value})", total=epochs)
+        with EpochProgress(f"{system} ({oracle.value})", epochs) as bar:
 
             def progress(entry: dict) -> None:
-                dev_scores = (
-                    f", dev UAS {entry['dev_uas']:.2f} LAS {entry['dev_las']:.2f}" if "dev_uas" in entry else ""
-                )
-                bar.update(
-                    task,
-                    advance=1,
-                    description=f"{system} ({oracle.value}) epoch {entry['epoch']}: "
-                    f"{entry['sentences_per_second']:.0f} sentences/s, "
-                    f"update rate {entry['error_rate']:.3f}{dev_scores}",
-                )
+                bar.epoch(f"{system} ({oracle.value}) epoch {entry['epoch']}: "
+                          f"{entry['sentences_per_second']:.0f} sentences/s, "
+                          f"update rate {entry['error_rate']:.3f}{dev_scores(entry)}")
 
             try:
                 parser, log = train(
@@ -132,7 +254,7 @@ def register(app: typer.Typer) -> None:
             except ValueError as error:  # bad system, bound or option
                 raise ArcwiseError(str(error)) from None
         parser.command_line = ["arcwise", *sys.argv[1:]]
-        guide.wrap(parser).save(output)
+        saved_and_verified(guide.wrap(parser), output)
         log_path = output.with_name(output.name + ".log.json")
         from arcwise.io.atomic import atomic_write
 
@@ -184,25 +306,15 @@ def guided_by(guide_path, folds, train_sentences, dev) -> Guide:
 def _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed,
                         guide: Guide):
     """`arcwise train --system mst`: the graph-based parser of the 2011 paper."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
     from arcwise.graph.mst_parser import train_graph_parser
     from arcwise.io.atomic import atomic_write
 
     name = f"mst order {order} {decoder}"
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(),
-    ) as bar:
-        task = bar.add_task(f"{name}: training the labeler", total=epochs)
+    with EpochProgress(f"{name}: training the labeler", epochs) as bar:
 
         def progress(entry: dict) -> None:
-            dev_scores = (
-                f", dev UAS {entry['dev_uas']:.2f} LAS {entry['dev_las']:.2f}"
-                if "dev_uas" in entry else ""
-            )
-            bar.update(task, advance=1, description=f"{name} epoch {entry['epoch']}: "
-                       f"{entry['seconds']:.0f} s{dev_scores}")
+            bar.epoch(f"{name} epoch {entry['epoch']}: {entry['seconds']:.0f} s"
+                      f"{dev_scores(entry)}")
 
         try:
             parser, log = train_graph_parser(
@@ -212,7 +324,7 @@ def _train_graph_parser(train_sentences, dev, output, order, decoder, update, ep
         except ValueError as error:
             raise ArcwiseError(str(error)) from None
     parser.command_line = ["arcwise", *sys.argv[1:]]
-    guide.wrap(parser).save(output)
+    saved_and_verified(guide.wrap(parser), output)
     log_path = output.with_name(output.name + ".log.json")
     with atomic_write(log_path) as out:
         json.dump({"system": "mst", "hyperparameters": parser.hyperparameters, "epochs": log},

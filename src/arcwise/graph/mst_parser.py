@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from arcwise.corpus import ROOT, Sentence
+from arcwise.corpus import ROOT, Sentence, nothing_to_learn
 from arcwise.errors import ArcwiseError
 from arcwise.graph import arc_features as af
 from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
@@ -38,6 +38,7 @@ from arcwise.graph.second_order import (
 from arcwise.io import annotate
 from arcwise.models import arc_labeler, modelfile
 from arcwise.trace import NOT_TRANSITION_BASED
+from arcwise.trees.projectivity import is_well_formed
 from arcwise.vocab import Vocabularies
 
 ORDERS = (1, 2)
@@ -237,9 +238,11 @@ class GraphParser:
     def prepare(self, sentence: Sentence, guide: Sentence | None = None) -> GraphSentence:
         return GraphSentence(sentence, self.vocabularies, self._index, guide)
 
-    def parse(self, sentences, single_root: bool = False, guide=None, trace: bool = False):
+    def parse(self, sentences, single_root: bool = True, guide=None, trace: bool = False):
         """The (head, deprel) of a sentence, or the list of them for a sequence of sentences.
 
+        single_root: the decoder finds the best tree with exactly one word
+        attached to 0 (as UD demands); False: the best tree, several roots allowed.
         guide: a guided model's input, the guide parser's output on the same
         sentence(s) (only head and deprel are read).  trace=True is refused
         (an `ArcwiseError`): there are no transitions to trace.
@@ -265,15 +268,16 @@ class GraphParser:
             trees.append((heads, (ROOT, *(self.labels[k] for k in label_ids[1:].tolist()))))
         return trees
 
-    def parse_file(self, input, output, *, format: str | None = None, single_root: bool = False,
+    def parse_file(self, input, output, *, format: str | None = None,
+                   single_root: bool | None = None,
                    progress: Callable[[int], Any] | None = None,
                    batch_sentences: int = 4096, trace: bool = False) -> int:
         """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`
         (trace=True is refused, as by `parse`)."""
         if trace:
             raise ArcwiseError(NOT_TRANSITION_BASED)
-        return annotate(input, output, lambda batch: self.parse(batch, single_root=single_root),
-                        format=format, batch_sentences=batch_sentences, progress=progress)
+        return annotate(input, output, self.parse, format=format, single_root=single_root,
+                        batch_sentences=batch_sentences, progress=progress)
 
     def meta(self) -> dict[str, Any]:
         return {
@@ -352,6 +356,8 @@ def train_graph_parser(
 ) -> tuple[GraphParser, list[dict[str, Any]]]:
     """Train the two stages on `train_sentences`; returns (parser, log of one entry per epoch).
 
+    Training sentences that are not trees are skipped; ArcwiseError if no
+    tree of two or more words is left.
     The unlabeled model of the last epoch is kept (MSTParser has no dev selection);
     dev UAS/LAS are logged when dev sentences are given.  guide / dev_guide: the
     guide parser's trees of the train / dev sentences (stacking, §5.1: train the
@@ -368,6 +374,14 @@ def train_graph_parser(
         raise ValueError(f"update must be one of {', '.join(UPDATES)}, not {update_rule!r}")
     train_sentences = list(train_sentences)
     train_guides = _guides(train_sentences, guide)
+    trees = [is_well_formed(np.asarray(s.head, dtype=np.int32)) for s in train_sentences]
+    if not any(tree and s.n >= 2 for tree, s in zip(trees, train_sentences)):
+        raise ArcwiseError(nothing_to_learn(
+            len(train_sentences), trees.count(False),
+            0, sum(1 for tree, s in zip(trees, train_sentences) if tree and s.n < 2)))
+    # sentences that are not trees (HEAD _, cycles) are skipped, as the transition trainer does
+    train_guides = [g for g, tree in zip(train_guides, trees) if tree]
+    train_sentences = [s for s, tree in zip(train_sentences, trees) if tree]
     if guide is not None and dev_sentences and dev_guide is None:
         raise ValueError("a guided parser's dev sentences need their guide trees (dev_guide)")
     vocabularies = Vocabularies.build(train_sentences)
@@ -415,7 +429,8 @@ def train_graph_parser(
         entry = {"epoch": epoch + 1, "seconds": time.perf_counter() - started,
                  "train_wrong_heads": int(wrong), "labeler_seconds": labeler_seconds}
         if dev_sentences:
-            trees = parser.parse(dev_sentences, guide=dev_guide if guide is not None else None)
+            trees = parser.parse(dev_sentences, single_root=False,
+                                 guide=dev_guide if guide is not None else None)
             scores = evaluate(dev_sentences, [with_tree(s, *t) for s, t in zip(dev_sentences, trees)])
             entry.update(dev_uas=scores.uas, dev_las=scores.las)
         log.append(entry)

@@ -63,36 +63,57 @@ def convert(
     return map(conllu.common_core, sentences)
 
 
-__all__ = ["FORMATS", "conllu", "conllx", "convert", "format_of", "read_treebank"]
+__all__ = [
+    "FORMATS", "conllu", "conllx", "convert", "format_of", "one_root_by_default", "read_treebank",
+]
+
+
+def one_root_by_default(format: str) -> bool:
+    """Whether trees written in `format` get exactly one root unless asked otherwise.
+
+    CoNLL-U: yes, a UD tree has one word attached to 0 (the UD validator and
+    the CoNLL 2018 scorer reject several); CoNLL-X: no, the trees go out as
+    the parser built them, several roots allowed (as the CoNLL-X shared
+    task's data and parsers had them).
+    """
+    return format == "conllu"
 
 
 def annotate(
     input: str | os.PathLike | IO,
     output: str | os.PathLike | IO,
-    trees_of: Callable[[list[Sentence]], list[tuple[Any, Any]]],
+    trees_of: Callable[..., list[tuple[Any, Any]]],
     *,
     format: str | None = None,
+    single_root: bool | None = None,
     batch_sentences: int = 4096,
     progress: Callable[[int], Any] | None = None,
 ) -> int:
-    """Write `input` to `output` with the trees trees_of(batch) gives, streaming; returns the sentence count.
+    """Write `input` to `output` with the trees trees_of(batch, single_root=...) gives,
+    streaming; returns the sentence count.
 
     Any parser's ``parse_file``: input as in `read_treebank` (``-`` = stdin);
     output a path, written atomically (gzip if it ends in ``.gz``), ``-`` for
-    stdout, or an open stream.  trees_of maps a batch of sentences to their
-    (head, deprel) pairs; only HEAD and DEPREL change in the output.  A
-    (head, deprel, misc) triple also sets MISC attributes (`conllu.with_misc`).
-    progress(k) is called after each batch of k sentences is written.  If
-    anything fails on the way (bad input, an interrupt), no output file is
-    left and an existing one is untouched.
+    stdout, or an open stream; it has the input's format.  trees_of maps a
+    batch of sentences to their (head, deprel) pairs, with one root each if
+    single_root (None: `one_root_by_default` of the format); only HEAD,
+    DEPREL and DEPS change in the output.  A (head, deprel, misc) triple also
+    sets MISC attributes (`conllu.with_misc`).  progress(k) is called after
+    each batch of k sentences is written.  If anything fails on the way (bad
+    input, an interrupt), no output file is left and an existing one is
+    untouched.
     """
     import itertools
 
+    format = format or format_of(input) or "conllu"
+    if single_root is None:
+        single_root = one_root_by_default(format)
     sentences = read_treebank(input, format)
 
     def annotated() -> Iterator[Sentence]:
         while batch := list(itertools.islice(sentences, batch_sentences)):
-            for sentence, (head, deprel, *misc) in zip(batch, trees_of(batch)):
+            for sentence, (head, deprel, *misc) in zip(batch,
+                                                      trees_of(batch, single_root=single_root)):
                 sentence = conllu.with_tree(sentence, head, deprel)
                 yield conllu.with_misc(sentence, misc[0]) if misc else sentence
             if progress is not None:

@@ -6,8 +6,11 @@ lines, so memory stays bounded by a chunk plus the longest sentence, whatever
 the size of the file; gzip input is recognised by its magic bytes.  Every
 malformed sentence raises `InputError(path, line, message)` with the 1-based
 line of the problem, or, with ``skip_bad=True``, is reported and
-skipped.  What is checked: UTF-8, LF line ends (any CR is an error), 10
-tab-separated non-empty columns on every word, range and empty-node line,
+skipped.  What is checked: gzip integrity (nothing may follow the last
+member; a break names the line it cuts), UTF-8, LF line ends (any CR is an
+error), no other control character than tab and LF, 10 tab-separated
+non-empty columns without a space at either end on every word, range and
+empty-node line,
 word IDs 1, 2, ... n in order, multiword ranges ``a-b`` (a < b, right before
 word a, inside the sentence, not overlapping), empty nodes ``i.k`` (right
 after word i, k = 1, 2, ...), HEAD an integer 0..n or ``_`` (-1 in
@@ -18,8 +21,8 @@ belong to a validator, not to a reader.  Comment lines (``#``) may appear
 anywhere in a sentence and are kept.
 
 Writing is lossless: `write` prints each sentence's original lines, followed
-by one blank line, changing nothing but HEAD and DEPREL of the words when a
-tree is given.  Byte-for-byte round trips hold for every file in canonical
+by one blank line, changing nothing but HEAD and DEPREL of the words (and
+DEPS, which must agree with them: see `with_tree`) when a tree is given.  Byte-for-byte round trips hold for every file in canonical
 form, which is what the UD validator demands: LF line ends, each sentence
 followed by exactly one blank line (so the file ends with ``"\\n\\n"``).  The
 reader also accepts extra blank lines between sentences, at the start or at
@@ -58,7 +61,7 @@ MAX_SENTENCE_BYTES = 16 << 20  # bytes between two blank lines; bounds memory
 CHUNK_BYTES = 1 << 20
 
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
-HEAD, DEPREL = 6, 7  # column indices, the same in CoNLL-X
+HEAD, DEPREL, DEPS = 6, 7, 8  # column indices, the same in CoNLL-X (9 is PHEAD there)
 MISC = 9  # column index of MISC (in CoNLL-X the tenth column is PDEPREL)
 
 Source = str | os.PathLike | IO
@@ -72,6 +75,7 @@ _WORD_ID = re.compile(r"[1-9][0-9]*")
 _RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)")
 _EMPTY_ID = re.compile(r"(0|[1-9][0-9]*)\.([1-9][0-9]*)")
 _BAD_BYTE = re.compile("[\udc80-\udcff]")  # what surrogateescape makes of invalid UTF-8
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")  # control characters but tab and LF
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -180,14 +184,65 @@ def _gunzipped(f: IO[bytes], name: str) -> IO[bytes]:
         magic = f.peek(2)[:2]
     except OSError as error:
         raise InputError(name, None, f"cannot read: {error}") from None
-    return gzip.GzipFile(fileobj=f, mode="rb") if magic == _GZIP_MAGIC else f
+    return _Gunzipped(f) if magic == _GZIP_MAGIC else f
 
 
-def _read_chunk(stream: IO, name: str) -> bytes | str:
+class _Gunzipped(io.RawIOBase):
+    """The decompressed bytes of a gzip stream, member after member.
+
+    Unlike `gzip.GzipFile`, which skips zero bytes after the last member,
+    anything after the last member is an error (`zlib.error`); so are a
+    corrupt member (bad data, CRC or length) and a truncated one (EOFError).
+    """
+
+    def __init__(self, raw: IO[bytes]):
+        self._raw = raw
+        self._member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._input = b""  # compressed bytes read, not yet given to zlib
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to `size` bytes (at least one unless at the end)."""
+        size = CHUNK_BYTES if size is None or size < 0 else size
+        while True:
+            if self._member.eof:
+                self._input = self._member.unused_data + self._input
+                while len(self._input) < 2 and (more := self._raw.read(CHUNK_BYTES)):
+                    self._input += more
+                if not self._input:
+                    return b""
+                if self._input[:2] != _GZIP_MAGIC:
+                    raise zlib.error(f"{len(self._input):,}+ bytes of trailing garbage after "
+                                     "the gzip data")
+                self._member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            if not self._input:
+                self._input = self._raw.read(CHUNK_BYTES)
+                if not self._input:
+                    raise EOFError("compressed data ends before the end of the gzip stream")
+            data = self._member.decompress(self._input, size)
+            self._input = self._member.unconsumed_tail
+            if data:
+                return data
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _read_chunk(stream: IO, name: str, line: int) -> bytes | str:
+    """The next chunk of `stream`; `line` is the line being read, named if the data is corrupt."""
     try:
         return stream.read(CHUNK_BYTES)
-    except (OSError, EOFError, zlib.error) as error:  # gzip.BadGzipFile is an OSError
-        raise InputError(name, None, f"cannot read (corrupt or truncated gzip?): {error}") from None
+    except (OSError, EOFError, zlib.error) as error:
+        raise InputError(name, line, f"corrupt or truncated gzip data in this line ({error})") \
+            from None
 
 
 def _batches(stream: IO, name: str) -> Iterator[list[tuple[str, int, InputError | None]]]:
@@ -197,7 +252,7 @@ def _batches(stream: IO, name: str) -> Iterator[list[tuple[str, int, InputError 
     chunk.  A block of invalid UTF-8 comes with its error (the sentence can be
     skipped); file-level problems raise.
     """
-    first = _read_chunk(stream, name)
+    first = _read_chunk(stream, name, 1)
     binary = isinstance(first, bytes)
     nl, separator = ("\n", "\n\n") if not binary else (b"\n", b"\n\n")
     if first[:3] == b"\xef\xbb\xbf" or first[:1] == "\ufeff":
@@ -235,7 +290,7 @@ def _batches(stream: IO, name: str) -> Iterator[list[tuple[str, int, InputError 
                 skipping = False
             yield _split(done, line, name, binary)
             line += done.count(nl)
-        chunk = _read_chunk(stream, name)
+        chunk = _read_chunk(stream, name, line + pending.count(nl))
     if pending and not skipping:
         yield _split(pending, line, name, binary)
 
@@ -277,7 +332,10 @@ def parse_block(
     if "\r" in block:
         at = first_line + block.count("\n", 0, block.index("\r"))
         raise InputError(path, at, "carriage return (CR) in line; lines must end with LF only")
-    _check_no_empty_column(block, path, first_line)
+    if m := _CONTROL.search(block):
+        at = first_line + block.count("\n", 0, m.start())
+        raise InputError(path, at, f"control character U+{ord(m.group()):04X} in line")
+    _check_columns(block, path, first_line)
     lines = block.split("\n")
     start = 0
     if not conllx:
@@ -398,8 +456,13 @@ def _word_indices(
             i = int(id_)
             if i < expected:
                 raise InputError(path, at, f"duplicate word ID {i}")
-            if i > MAX_WORDS:
+            if i > MAX_WORDS and i == expected:
                 raise InputError(path, at, f"sentence longer than {MAX_WORDS} words (MAX_WORDS)")
+            if i > MAX_WORDS:
+                raise InputError(
+                    path, at, f"word ID {id_} too large: expected {expected} "
+                    f"(a sentence has at most {MAX_WORDS} words)"
+                )
             raise InputError(path, at, f"word ID {i} out of order: expected {expected}")
         elif conllx:
             raise InputError(
@@ -463,24 +526,37 @@ def _word_indices(
     return words
 
 
-def _check_no_empty_column(block: str, path: str, first_line: int) -> None:
-    """Raise at the first empty column of a non-comment line, if any."""
-    two_tabs_or_tab_at_an_end = (
+def _check_columns(block: str, path: str, first_line: int) -> None:
+    """Raise at the first column of a non-comment line that is empty or has a space at an end.
+
+    Spaces inside FORM or LEMMA are allowed (UD), but a column that is only
+    spaces, or has a space at either end (a trailing space after MISC), is not.
+    """
+    suspicious = (
         "\t\t" in block
         or "\t\n" in block
         or "\n\t" in block
-        or block[0] == "\t"
-        or block[-1] == "\t"
+        or " \t" in block
+        or "\t " in block
+        or " \n" in block
+        or "\n " in block
+        or block[0] in "\t "
+        or block[-1] in "\t "
     )
-    if not two_tabs_or_tab_at_an_end:  # the usual case, checked at C speed
+    if not suspicious:  # the usual case, checked at C speed
         return
     for index, line in enumerate(block.split("\n")):
         if line[:1] != "#":
-            columns = line.split("\t")
-            if "" in columns:
-                raise InputError(
-                    path, first_line + index, f"empty {_column_name(columns.index(''))}"
-                )
+            for k, column in enumerate(line.split("\t")):
+                stripped = column.strip(" ")
+                if not column:
+                    message = f"empty {_column_name(k)}"
+                elif stripped != column:
+                    what = "a space at its start or end" if stripped else "only spaces"
+                    message = f"{_column_name(k)} has {what}"
+                else:
+                    continue
+                raise InputError(path, first_line + index, message)
 
 
 def _column_name(k: int) -> str:
@@ -497,9 +573,14 @@ def with_tree(
 
     `head` and `deprel` have n + 1 entries like the Sentence's columns (entry 0
     is ignored); -1 is written as ``_``; ``deprel=None`` keeps the old
-    relations.  In `lines` only the HEAD and DEPREL columns of word lines
-    change; comments, ranges, empty nodes and every other column stay as they
-    were.
+    relations.  In `lines` only the HEAD, DEPREL and DEPS columns of word
+    lines change; comments, ranges, empty nodes and every other column stay
+    as they were.  DEPS must not contradict the new tree: it becomes the
+    basic tree's ``HEAD:DEPREL`` when the sentence had an enhanced graph (a
+    word with a DEPS value containing ``:``), so that tools reading enhanced
+    graphs still find one, and ``_`` otherwise.  In CoNLL-X, columns 9 and
+    10 are PHEAD and PDEPREL, a projective tree: when a word has a PHEAD,
+    both become ``_`` on every word.
     """
     n = sentence.n
     new_head = np.array(head, dtype=np.int32)
@@ -519,9 +600,14 @@ def with_tree(
     lines = list(lines)
     word_lines = np.asarray(word_lines, dtype=np.int32)
     heads = [_HEAD_TEXT.get(h) or str(h) for h in new_head.tolist()]
-    for i, k in enumerate(word_lines.tolist()[1:], 1):
-        columns = lines[k].split("\t", DEPREL + 1)
+    rows = [lines[k].split("\t", DEPS + 1) for k in word_lines.tolist()[1:]]
+    enhanced = any(":" in columns[DEPS] for columns in rows)
+    projective = not enhanced and any(_WORD_ID.fullmatch(c[DEPS]) for c in rows)  # PHEAD
+    for i, (k, columns) in enumerate(zip(word_lines.tolist()[1:], rows), 1):
         columns[HEAD], columns[DEPREL] = heads[i], new_deprel[i]
+        columns[DEPS] = f"{heads[i]}:{new_deprel[i]}" if enhanced and heads[i] != "_" else "_"
+        if projective:
+            columns[DEPS + 1] = "_"
         lines[k] = "\t".join(columns)
     return dataclasses.replace(
         sentence, head=new_head, deprel=new_deprel, lines=lines, word_lines=word_lines
@@ -660,7 +746,7 @@ def write(
     `target` is a path (written atomically, gzip if it ends with ``.gz``),
     ``-`` for standard output, or an open text or binary stream.  `trees`, if
     given, holds one ``(head, deprel)`` per sentence (or None to keep that
-    sentence's tree): see `with_tree`; only HEAD and DEPREL change.  The same
+    sentence's tree): see `with_tree`; only HEAD, DEPREL and DEPS change.  The same
     function writes CoNLL-X sentences, whose lines are kept the same way.
     """
     pairs = (

@@ -36,9 +36,14 @@ def get(name: str, **oracle_options) -> TransitionSystem:
     return REGISTRY.get(name, **oracle_options)
 
 
+def describe() -> str:
+    """Every system name with its variants, for messages."""
+    return REGISTRY.describe()
+
+
 def names() -> list[str]:
     """Base system names (variants add +extensions)."""
     return REGISTRY.names()
 
 
-__all__ = ["Configuration", "TransitionSystem", "get", "names"]
+__all__ = ["Configuration", "TransitionSystem", "describe", "get", "names"]

@@ -46,6 +46,7 @@ LABELED = (False, True, True, False, True, True, True, True)
 
 # Option bits (OPTIONS header slot) and the action each one enables.
 OPTION_BITS = {"lba": 1, "rba": 2, "lnba": 4, "rnba": 8}
+VARIANTS = tuple(OPTION_BITS)  # arc-eager+lba, ... (combinable)
 OPTION_ACTION = {"lba": LBA, "rba": RBA, "lnba": LNBA, "rnba": RNBA}
 HAS_LBA, HAS_RBA, HAS_LNBA, HAS_RNBA = 1, 2, 4, 8
 

@@ -137,9 +137,12 @@ def describe(state) -> dict:
     return {"σ": stack, "β": buffer}
 
 
+VARIANTS = ("swap",)  # arc-hybrid+swap
+
+
 def make(options: frozenset[str]) -> SystemKernels:
     """arc-hybrid, or arc-hybrid+swap."""
-    unknown = options - {"swap"}
+    unknown = options - set(VARIANTS)
     if unknown:
         raise ValueError(f"arc-hybrid has only the variant +swap, got +{'+'.join(sorted(unknown))}")
     swap = "swap" in options

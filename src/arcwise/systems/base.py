@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from arcwise.systems import state as st
-from arcwise.trees.projectivity import is_well_formed
+from arcwise.trees.projectivity import is_well_formed, tree_problem
 
 
 @dataclass(frozen=True)
@@ -254,6 +254,8 @@ class TransitionSystem:
         gold = _as_gold(gold)
         if c is not None and len(gold) != c.n + 1:
             raise ValueError(f"gold has {len(gold) - 1} words, the configuration {c.n}")
+        if problem := tree_problem(gold):
+            raise ValueError(f"gold is not a tree: {problem}")
         return self._prepared(gold.tobytes())
 
     def _bound(self, bound: str | None) -> int:
@@ -311,13 +313,27 @@ class Registry:
     def names(self) -> list[str]:
         return sorted(self.entries)
 
+    def variants(self, base: str) -> tuple[str, ...]:
+        """The extensions `base` takes (``+name``), from its module's VARIANTS."""
+        import importlib
+
+        return tuple(getattr(importlib.import_module(self.entries[base][0]), "VARIANTS", ()))
+
+    def describe(self) -> str:
+        """Every system with its variants: ``arc-eager (+lba, +rba, ...), arc-hybrid (+swap), ...``."""
+        return ", ".join(
+            name + (f" ({', '.join('+' + v for v in variants)})" if variants else "")
+            for name in self.names()
+            for variants in [self.variants(name)]
+        )
+
     def get(self, name: str, **oracle_options: Any) -> TransitionSystem:
         import importlib
         import importlib.util
 
         base, *extensions = name.split("+")
         if base not in self.entries:
-            raise ValueError(f"unknown transition system {name!r}; known: {', '.join(self.names())}")
+            raise ValueError(f"unknown transition system {name!r}; known: {self.describe()}")
         system_module, oracle_module = self.entries[base]
         kernels = importlib.import_module(system_module).make(frozenset(extensions))
         oracle = None

@@ -117,9 +117,12 @@ def describe(state) -> dict:
     return {"λ1": λ1, "λ2": list(range(i + 1, j_end)), "B": buffer}
 
 
+VARIANTS = ("root",)  # covington+root
+
+
 def option_bits(name: str, options: frozenset[str]) -> int:
     """The OPTIONS header bits of a Covington variant (only ``root``)."""
-    unknown = sorted(set(options) - {"root"})
+    unknown = sorted(set(options) - set(VARIANTS))
     if unknown:
         raise ValueError(f"{name} has only the variant +root, got +{'+'.join(unknown)}")
     return WITH_ROOT if "root" in options else 0

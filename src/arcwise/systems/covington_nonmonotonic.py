@@ -78,5 +78,8 @@ def apply(state, action, label):
     state[st.PREVIOUS] = action
 
 
+VARIANTS = ("root",)  # covington-nm+root
+
+
 def make(options: frozenset[str]) -> SystemKernels:
     return kernels_of("covington-nm", sys.modules[__name__], options)

@@ -101,6 +101,30 @@ def is_well_formed(heads):
     return True
 
 
+def tree_problem(heads) -> str | None:
+    """Why `heads` is not a tree rooted at 0 (`is_well_formed`), in words; None if it is one."""
+    heads = np.asarray(heads)
+    size = len(heads)
+    if heads.ndim != 1 or size == 0 or heads[0] != -1:
+        return "a tree is a list of n + 1 heads with heads[0] == -1"
+    for d in range(1, size):
+        h = int(heads[d])
+        if h == -1:
+            return f"word {d} has no head"
+        if not 0 <= h < size:
+            return f"the head of word {d} is {h}, outside 0..{size - 1}"
+    if is_well_formed(heads):
+        return None
+    enter, _ = subtree_spans(heads)
+    d = int(np.flatnonzero(enter < 0)[0])
+    cycle = []
+    while d not in cycle:  # every word not reached from 0 leads to a cycle
+        cycle.append(d)
+        d = int(heads[d])
+    cycle = cycle[cycle.index(d):]
+    return f"cycle through words {' -> '.join(map(str, cycle))} -> {d}"
+
+
 @njit(cache=True)
 def nonprojective_arcs(heads):
     """True at d when the arc heads[d] -> d is non-projective; False at 0.
