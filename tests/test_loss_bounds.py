@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from arcwise import systems
 from arcwise.oracles.exact_loss import exact_loss, witness_loss
-from tests.ewt import train_and_dev
+from tests.ewt import NO_JIT, train_and_dev
 from tests.reference import exhaustive
 from tests.reference.random_trees import examples, reachable_configurations, trees
 
@@ -71,20 +71,24 @@ def test_a_plugged_in_policy_is_followed():
     assert table.sums["loss"] == 0 + 0 + 0 + 1 + 3
 
 
+STEPS = 60 if NO_JIT else 200
+
+
 @pytest.fixture(scope="module")
 def ewt():
-    return train_and_dev(12, 0)[0]
+    return train_and_dev(4 if NO_JIT else 12, 6)
 
 
 def test_the_trained_policy_meets_the_configurations_of_training(ewt):
-    policy = trained_policy(ewt, epochs=1, p=1.0, bound="upper", seed=1, system_name="covington-nm")
+    seen, unseen = ewt
+    policy = trained_policy(seen, epochs=1, p=1.0, bound="upper", seed=1, system_name="covington-nm")
     assert isinstance(policy, explore_with_model)
-    table = measure_loss_bounds(ewt, 200, policy, seed=2)
-    assert table.violations == 0 and table.configurations + table.unresolved == 200
+    table = measure_loss_bounds(unseen, STEPS, policy, seed=2)
+    assert table.violations == 0 and table.configurations + table.unresolved == STEPS
     assert table.average("loss") > 0  # its own mistakes, followed
     # never exploring: mistakes are not followed, the best-scoring zero-cost action is
     careful = explore_with_model(policy.parser, 0.0, "upper")
-    assert measure_loss_bounds(ewt, 200, careful, seed=2).average("upper") == 0
+    assert measure_loss_bounds(unseen, STEPS, careful, seed=2).average("upper") == 0
 
 
 def test_command_prints_the_table_columns(tmp_path):
