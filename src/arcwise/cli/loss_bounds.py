@@ -19,7 +19,9 @@ def register(app: typer.Typer) -> None:
         transitions: int = typer.Option(100_000, "--transitions", "-t", help="Transitions to measure."),
         seed: int = typer.Option(0, "--seed", help="Seed of the exploration."),
         explore_p: float = typer.Option(
-            0.1, "--explore-p", help="Probability of a random legal action."
+            None, "--explore-p",
+            help="trained: probability of following the model's own mistake (default 0.9, "
+            "arcwise train's); random: probability of a random legal action (default 0.1).",
         ),
         follow: str = typer.Option(
             "upper", "--follow", help="Bound whose zero-cost actions are followed."
@@ -77,6 +79,10 @@ def register(app: typer.Typer) -> None:
             raise ArcwiseError(f"--follow takes one of {', '.join(BOUNDS)}, not {follow!r}")
         if policy not in POLICIES:
             raise ArcwiseError(f"--policy takes one of {', '.join(POLICIES)}, not {policy!r}")
+        if explore_p is None:
+            explore_p = 0.9 if policy == "trained" else 0.1
+        if not 0 <= explore_p <= 1:
+            raise ArcwiseError(f"--explore-p is a probability, not {explore_p}")
         sentences = list(read_treebank(treebank))
         if policy == "trained":
             print(f"training {system} for {model_epochs} epoch(s) on {treebank} ...",
