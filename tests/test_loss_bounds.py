@@ -81,7 +81,8 @@ def ewt():
 
 def test_the_trained_policy_meets_the_configurations_of_training(ewt):
     seen, unseen = ewt
-    policy = trained_policy(seen, epochs=1, p=1.0, bound="upper", seed=1, system_name="covington-nm")
+    policy = trained_policy(seen, epochs=1, p=1.0, bound="upper", seed=1,
+                            system_name="covington-nm")
     assert isinstance(policy, explore_with_model)
     table = measure_loss_bounds(unseen, STEPS, policy, seed=2)
     assert table.violations == 0 and table.configurations + table.unresolved == STEPS

@@ -35,7 +35,8 @@ PRIORITIES = (NONE, MONOTONIC)
 def check(priority: str) -> str:
     """`priority` if it is one of PRIORITIES, else ValueError."""
     if priority not in PRIORITIES:
-        raise ValueError(f"oracle priority must be one of {', '.join(PRIORITIES)}, not {priority!r}")
+        choices = ", ".join(PRIORITIES)
+        raise ValueError(f"oracle priority must be one of {choices}, not {priority!r}")
     return priority
 
 
