@@ -96,6 +96,21 @@ def test_bad_model_file_and_bad_option_exit_2_with_one_line(files, tmp_path):
     assert not (tmp_path / "m.arcwise").exists()
 
 
+def test_oracle_priority_option(files, tmp_path):
+    train, dev, _ = files
+    model = tmp_path / "nm.arcwise"
+    run = arcwise("train", "--system", "covington-nm", "--train", train, "-o", model,
+                  "--epochs", "1", "--oracle-priority", "monotonic")
+    assert run.returncode == 0, run.stderr
+    log = json.loads(model.with_name(model.name + ".log.json").read_text())
+    assert log["hyperparameters"]["oracle_priority"] == "monotonic"
+    assert Parser.load(model).hyperparameters["oracle_priority"] == "monotonic"
+    run = arcwise("train", "--system", "arc-eager", "--train", train, "-o",
+                  tmp_path / "m.arcwise", "--epochs", "1", "--oracle-priority", "monotonic")
+    assert run.returncode == 2 and "priority" in run.stderr
+    assert not (tmp_path / "m.arcwise").exists()
+
+
 def test_train_counts_the_trees_the_system_cannot_build(files):
     train, _, model = files
     nonprojective = sum(not is_projective(s.head) for s in conllu.read(train))

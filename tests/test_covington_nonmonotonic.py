@@ -184,3 +184,70 @@ def test_with_root_a_wrong_head_of_a_root_word_is_repaired_by_a_root_arc():
     assert zero_cost(ROOTED, c, gold) == ["right-arc"]
     plain = run(TS, 2, ["shift", "right-arc"])  # λ1 empty: the pair (0, 2) does not exist
     assert TS.loss(plain, gold, "pc-upper") == 1 == exhaustive.min_loss(TS, plain, gold)
+
+
+# --- priority for monotonic paths (option; beyond the 2017 paper) ---------------------
+
+PRIORITY = systems.get("covington-nm", priority="monotonic")
+MONOTONIC = systems.get("covington")
+
+
+def test_priority_is_off_by_default_as_in_the_paper():
+    assert TS.oracle.priority == "none" and PRIORITY.oracle.priority == "monotonic"
+    with pytest.raises(ValueError, match="priority"):
+        systems.get("covington-nm", priority="sometimes")
+
+
+def test_priority_prefers_what_a_monotonic_parser_needs():
+    # gold 3 -> 1, 3 -> 2: at focus (1, 2) the arcs 1 -> 2 and 2 -> 1 are repairable (Left-Arcs
+    # from 3 replace them later), so the non-monotonic bounds leave them free; the priority does not
+    gold = [-1, 3, 3, 0]
+    c = run(TS, 3, ["shift"])
+    assert zero_cost(TS, c, gold) == ["left-arc", "no-arc", "right-arc", "shift"]
+    assert zero_cost(MONOTONIC, c, gold) == ["no-arc", "shift"]
+    assert zero_cost(PRIORITY, c, gold) == ["no-arc", "shift"]
+
+
+def monotonic_loss(c, gold):
+    """Exhaustive minimum loss of monotonic Covington from the same configuration."""
+    return exhaustive.min_loss(MONOTONIC, systems.Configuration(c.state, MONOTONIC), gold)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(data=hs.data(), bound=hs.sampled_from(BOUNDS))
+def test_priority_against_exhaustive_search(data, bound):
+    """The least-cost actions are the bound's, narrowed to those that do not raise the
+    monotonic loss (exhaustive) whenever one of them does not; following them from any
+    configuration keeps the upper bounds (and reaches the gold tree from the start)."""
+    gold = data.draw(trees(max_words=6))
+    c = data.draw(reachable_configurations(PRIORITY, gold))
+    if PRIORITY.is_terminal(c):
+        return
+    raw = TS.costs(c, gold, bound)
+    least = {a for a, cost in raw.items() if cost == min(raw.values())}
+    base = monotonic_loss(c, gold)
+    keeps = {a for a in least if monotonic_loss(PRIORITY.apply(c, a), gold) <= base}
+    prioritized = PRIORITY.costs(c, gold, bound)
+    assert {a for a, cost in prioritized.items() if cost == min(prioritized.values())} == (
+        keeps or least
+    )
+    start = PRIORITY.loss(c, gold, bound)
+    rng = np.random.default_rng(data.draw(hs.integers(0, 2**32 - 1)))
+    while not PRIORITY.is_terminal(c):
+        costs = PRIORITY.costs(c, gold, bound)
+        choices = sorted(a for a, cost in costs.items() if cost == min(costs.values()))
+        c = PRIORITY.apply(c, choices[rng.integers(len(choices))])
+    final = exhaustive.hamming(PRIORITY.heads(c), gold)
+    if bound != "lower":
+        assert final <= start
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(gold=trees(max_words=7), seed=hs.integers(0, 2**32 - 1))
+def test_priority_reaches_the_gold_tree_from_the_start(gold, seed):
+    rng = np.random.default_rng(seed)
+    c = PRIORITY.initial(len(gold) - 1)
+    while not PRIORITY.is_terminal(c):
+        free = sorted(a for a, cost in PRIORITY.costs(c, gold).items() if cost == 0)
+        c = PRIORITY.apply(c, free[rng.integers(len(free))])
+    assert exhaustive.hamming(PRIORITY.heads(c), gold) == 0

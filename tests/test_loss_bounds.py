@@ -3,16 +3,24 @@
 import json
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from typer.testing import CliRunner
 
 from arcwise import systems
 from arcwise.oracles.exact_loss import exact_loss, witness_loss
+from tests.ewt import NO_JIT, train_and_dev
 from tests.reference import exhaustive
 from tests.reference.random_trees import examples, reachable_configurations, trees
 
-from arcwise.analysis.loss_bounds import COLUMNS, explore_with_oracle, measure_loss_bounds
+from arcwise.analysis.loss_bounds import (
+    COLUMNS,
+    explore_with_model,
+    explore_with_oracle,
+    measure_loss_bounds,
+    trained_policy,
+)
 from arcwise.cli.main import app
 from arcwise.systems import covington_nonmonotonic as system
 
@@ -63,11 +71,33 @@ def test_a_plugged_in_policy_is_followed():
     assert table.sums["loss"] == 0 + 0 + 0 + 1 + 3
 
 
+STEPS = 60 if NO_JIT else 200
+
+
+@pytest.fixture(scope="module")
+def ewt():
+    return train_and_dev(4 if NO_JIT else 12, 6)
+
+
+def test_the_trained_policy_meets_the_configurations_of_training(ewt):
+    seen, unseen = ewt
+    policy = trained_policy(seen, epochs=1, p=1.0, bound="upper", seed=1,
+                            system_name="covington-nm")
+    assert isinstance(policy, explore_with_model)
+    table = measure_loss_bounds(unseen, STEPS, policy, seed=2)
+    assert table.violations == 0 and table.configurations + table.unresolved == STEPS
+    assert table.average("loss") > 0  # its own mistakes, followed
+    # never exploring: mistakes are not followed, the best-scoring zero-cost action is
+    careful = explore_with_model(policy.parser, 0.0, "upper")
+    assert measure_loss_bounds(unseen, STEPS, careful, seed=2).average("upper") == 0
+
+
 def test_command_prints_the_table_columns(tmp_path):
     path = tmp_path / "tiny.conllu"
     path.write_text(conllu(TREES))
     runner = CliRunner()
-    arguments = ["loss-bounds", str(path), "--transitions", "60", "--explore-p", "0.2", "--json"]
+    arguments = ["loss-bounds", str(path), "--transitions", "60", "--explore-p", "0.2", "--json",
+                 "--policy", "random"]
     result = runner.invoke(app, arguments)
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output)
@@ -76,7 +106,9 @@ def test_command_prints_the_table_columns(tmp_path):
     assert set(summary["relative_difference"]) == {"lower", "pc-upper", "upper", "witness"}
     assert summary["bound_violations"] == 0
     text = runner.invoke(app, ["loss-bounds", str(path), "--transitions", "20"])
-    assert text.exit_code == 0 and "pc-upper" in text.output
+    assert text.exit_code == 0 and "pc-upper" in text.output and "trained policy" in text.output
+    bad = runner.invoke(app, ["loss-bounds", str(path), "--policy", "oracle"])
+    assert bad.exit_code != 0
 
 
 def test_command_rejects_other_systems(tmp_path):

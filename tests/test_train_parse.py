@@ -139,6 +139,23 @@ def test_final_tree_attaches_headless_words_and_breaks_cycles():
     assert sum(out_heads[d] == 0 for d in (1, 2, 3)) == 1  # one arc of the cycle cut
 
 
+def test_oracle_priority_is_recorded_and_changes_what_is_learnt(data):
+    few = data[0][:6]
+    hyper = {"oracle": "dynamic", "epochs": 2, "seed": 1, **SMALL}
+    paper, paper_log = train("covington-nm", few, **hyper)
+    first, first_log = train("covington-nm", few, oracle_priority="monotonic", **hyper)
+    assert paper.hyperparameters["oracle_priority"] == "none"  # the 2017 paper's configuration
+    assert first.hyperparameters["oracle_priority"] == "monotonic"
+    assert first_log["hyperparameters"]["oracle_priority"] == "monotonic"
+    assert not np.array_equal(paper.weights.transition, first.weights.transition)
+    eager, _ = train("arc-eager-nm", few, **hyper)
+    assert eager.hyperparameters["oracle_priority"] == "monotonic"  # Honnibal et al. 2013, §6
+    with pytest.raises(ValueError, match="priority"):
+        train("arc-eager", few, oracle_priority="monotonic", **hyper)
+    with pytest.raises(ValueError, match="priority"):
+        train("covington-nm", few, oracle_priority="eventually", **hyper)
+
+
 def test_bad_arguments(data):
     with pytest.raises(ValueError, match="oracle"):
         train("covington-nm", data[0][:2], oracle="psychic")

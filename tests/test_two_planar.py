@@ -9,6 +9,7 @@ from arcwise.systems import state as st
 from arcwise.trees.planarity import plane_assignment, words_two_planar
 from tests.reference import exhaustive
 from tests.reference.random_trees import (
+    examples,
     is_forest,
     random_walk,
     reachable_configurations,
@@ -291,6 +292,69 @@ def test_a_correct_arc_in_the_other_plane_counts_as_lost():
     c = run(2, ["switch", "shift", "left-arc"])
     assert TS.heads(c) == [-1, 2, -1] and built_planes(c) == [-1, 1, -1]
     assert TS.loss(c, gold) == 1 and exhaustive.min_loss(TS, c, gold) == 0
+
+
+def shortest_to(c, gold, planes, target):
+    """Fewest transitions from c to a terminal configuration whose plane-aware loss is target."""
+    k = TS.kernels
+    memo = {}
+    mask = np.zeros(len(k.actions), dtype=np.bool_)
+
+    def steps(s):
+        key = s.tobytes()
+        if key in memo:
+            return memo[key]
+        if surely_lost(s, gold, planes) > target:
+            best = LONG
+        elif k.is_terminal(s):
+            value = plane_hamming(st.region(s, st.HEADS), st.region(s, st.MARKS), gold, planes)
+            best = 0 if value == target else LONG
+        else:
+            mask[:] = False
+            k.legal(s, mask)
+            best = LONG
+            for a in [a for a in k.enabled if mask[a]]:
+                nxt = s.copy()
+                k.apply(nxt, a, -1)
+                best = min(best, 1 + steps(nxt))
+        memo[key] = best
+        return best
+
+    return steps(np.array(c.state))
+
+
+LONG = 1 << 30
+
+
+def test_regularization_penalizes_switch_at_the_start():
+    # Switch, Shift reaches what Shift, Switch reaches: switching first only adds a step
+    gold = [-1, 2, 0]
+    assert UNREGULARIZED.costs(TS.initial(2), gold)["switch"] == 0
+    assert zero_cost(TS.initial(2), gold) == ["shift"]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(hs.data())
+def test_a_zero_cost_switch_never_lengthens_the_sequence(data):
+    """No zero-cost Switch where a zero-cost transition of the active plane reaches
+    the same minimum loss in fewer steps (the 2018 paper's regularization)."""
+    gold = data.draw(trees(max_words=5))
+    c = data.draw(reachable_configurations(TS, gold))
+    if TS.is_terminal(c) or "switch" not in TS.legal(c):
+        return
+    planes = plane_assignment(as_heads(gold)).tolist()
+    target = TS.loss(c, gold)  # exact for the canonical planes
+    raw, regularized = UNREGULARIZED.costs(c, gold), TS.costs(c, gold)
+    assert {a: v for a, v in regularized.items() if a != "switch"} == {
+        a: v for a, v in raw.items() if a != "switch"
+    }
+    assert regularized["switch"] - raw["switch"] in (0, 1)
+    if regularized["switch"] != 0:
+        return
+    through = {a: 1 + shortest_to(TS.apply(c, a), gold, planes, target)
+               for a, cost in raw.items() if cost == 0}
+    assert through["switch"] < LONG
+    assert through["switch"] <= min(through.values())
 
 
 def test_regularization_penalizes_switch_while_an_arc_waits():

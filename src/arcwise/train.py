@@ -53,6 +53,7 @@ from arcwise.trees.projectivity import is_well_formed
 from arcwise.vocab import Vocabularies
 
 ORACLES = ("static", "dynamic")
+NONMONOTONIC = ("arc-eager-nm", "covington-nm")  # the oracles with an `oracle_priority`
 
 
 @njit(cache=True)
@@ -265,6 +266,7 @@ def train(
     pseudo_projective: str | None = None,
     guide: Sequence[Sentence] | None = None,
     dev_guide: Sequence[Sentence] | None = None,
+    oracle_priority: str | None = None,
     **oracle_options: Any,
 ) -> tuple[Parser, dict[str, Any]]:
     """Train a parser for `system` (a registry name like "covington-nm" or "arc-eager+lba").
@@ -285,6 +287,12 @@ def train(
     (stacking, 2011 paper §5.3) with the system's guide features (Table 5)
     added to the default table; the training trees should come from a guide
     that did not see them (jackknifing: `arcwise.stacking`).
+    oracle_priority: "monotonic" or "none", for the non-monotonic oracles
+    (arc-eager-nm, covington-nm): prefer, among the zero-cost transitions,
+    those that keep the monotonic system's loss (Honnibal et al. 2013, §6;
+    `arcwise.oracles.priority`); None = the oracle's default ("monotonic"
+    for arc-eager-nm, as in that paper; "none" for covington-nm, as in the
+    2017 paper).
     Returns (the parser of the best epoch, the log).  Raises ArcwiseError
     (before any training) when no training sentence is a tree of two or more
     words the system can learn from.
@@ -293,6 +301,11 @@ def train(
         raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
     if epochs < 1:
         raise ValueError("epochs must be at least 1")
+    if oracle_priority is not None:
+        if system.split("+")[0] not in NONMONOTONIC:
+            raise ValueError(f"an oracle priority applies to {' and '.join(NONMONOTONIC)} "
+                             f"only, not {system}")
+        oracle_options = {**oracle_options, "priority": oracle_priority}
     ts = registry.get(system, **oracle_options)
     kernels, oracle_kernels = ts.kernels, ts.oracle
     if oracle_kernels is None:
@@ -351,6 +364,7 @@ def train(
         "explore_p": explore_p,
         "seed": seed,
         "oracle_options": oracle_options,
+        "oracle_priority": oracle_kernels.priority,
         "transition_buckets": model.transition_buckets,
         "label_buckets": model.label_buckets,
         "pseudo_projective": pseudo_projective,

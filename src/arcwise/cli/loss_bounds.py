@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import typer
@@ -18,10 +19,22 @@ def register(app: typer.Typer) -> None:
         transitions: int = typer.Option(100_000, "--transitions", "-t", help="Transitions to measure."),
         seed: int = typer.Option(0, "--seed", help="Seed of the exploration."),
         explore_p: float = typer.Option(
-            0.1, "--explore-p", help="Probability of a random legal action."
+            None, "--explore-p",
+            help="trained: probability of following the model's own mistake (default 0.9, "
+            "arcwise train's); random: probability of a random legal action (default 0.1).",
         ),
         follow: str = typer.Option(
             "upper", "--follow", help="Bound whose zero-cost actions are followed."
+        ),
+        policy: str = typer.Option(
+            "trained", "--policy",
+            help="trained: the configurations a perceptron meets while training with "
+            "exploration on TREEBANK (its own predictions; the paper's setting); random: a "
+            "zero-cost action, or with probability --explore-p a random one.",
+        ),
+        model_epochs: int = typer.Option(
+            1, "--model-epochs", min=1,
+            help="trained: epochs of training (arcwise.train) before the measured exploring pass.",
         ),
         max_states: int = typer.Option(
             20_000, "--max-states", help="Exact-search limit per configuration (beyond: unresolved)."
@@ -29,7 +42,8 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     ) -> None:
         """Average lower bound, exact loss, pc-upper and upper bound over the configurations
-        met while parsing TREEBANK with exploration, and their relative differences to the loss."""
+        met while training on TREEBANK with exploration (2017 paper, §5 and Table 1), and the
+        mean relative differences |bound - loss| / loss."""
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -43,9 +57,11 @@ def register(app: typer.Typer) -> None:
         from arcwise.analysis.loss_bounds import (
             COLUMNS,
             MEASURED,
+            POLICIES,
             WITNESS,
             explore_with_oracle,
             measure_loss_bounds,
+            trained_policy,
         )
         from arcwise.errors import ArcwiseError
         from arcwise.io import read_treebank
@@ -61,7 +77,19 @@ def register(app: typer.Typer) -> None:
             raise ArcwiseError(str(error)) from None
         if follow not in BOUNDS:
             raise ArcwiseError(f"--follow takes one of {', '.join(BOUNDS)}, not {follow!r}")
-        trees = (s.head for s in read_treebank(treebank))
+        if policy not in POLICIES:
+            raise ArcwiseError(f"--policy takes one of {', '.join(POLICIES)}, not {policy!r}")
+        if explore_p is None:
+            explore_p = 0.9 if policy == "trained" else 0.1
+        if not 0 <= explore_p <= 1:
+            raise ArcwiseError(f"--explore-p is a probability, not {explore_p}")
+        sentences = list(read_treebank(treebank))
+        if policy == "trained":
+            print(f"training {system} for {model_epochs} epoch(s) on {treebank} ...",
+                  file=sys.stderr, flush=True)
+            chosen = trained_policy(sentences, model_epochs, explore_p, follow, seed, system)
+        else:
+            chosen = explore_with_oracle(explore_p, follow)
         columns = (
             TextColumn("{task.description}"),
             BarColumn(),
@@ -71,9 +99,9 @@ def register(app: typer.Typer) -> None:
         with Progress(*columns, transient=True, disable=as_json) as progress:
             task = progress.add_task("transitions", total=transitions)
             result = measure_loss_bounds(
-                trees,
+                sentences,
                 transitions,
-                explore_with_oracle(explore_p, follow),
+                chosen,
                 seed=seed,
                 max_states=max_states,
                 progress=lambda k: progress.advance(task, k),
@@ -83,6 +111,8 @@ def register(app: typer.Typer) -> None:
             "treebank": str(treebank),
             "system": system,
             "transitions": result.transitions,
+            "policy": policy,
+            "model_epochs": model_epochs if policy == "trained" else None,
             "explore_p": explore_p,
             "seed": seed,
             "configurations": result.configurations,
@@ -94,11 +124,12 @@ def register(app: typer.Typer) -> None:
             "relative_difference": {
                 c: result.relative_difference(c) for c in MEASURED if c != "loss"
             },
+            "above_zero_loss": {c: result.above_zero_loss[c] for c in MEASURED if c != "loss"},
         }
         if as_json:
             print(json.dumps(summary, indent=2))
             return
-        table = Table(title=f"loss bounds of {system} on {treebank}")
+        table = Table(title=f"loss bounds of {system} on {treebank} ({policy} policy)")
         for c in COLUMNS:
             table.add_column(f"avg {c}", justify="right")
         for c in COLUMNS:

@@ -17,6 +17,11 @@ class Oracle(str, Enum):
     dynamic = "dynamic"
 
 
+class Priority(str, Enum):  # arcwise.oracles.priority.PRIORITIES
+    monotonic = "monotonic"
+    none = "none"
+
+
 class Encoding(str, Enum):  # arcwise.trees.pseudoprojective.ENCODINGS
     head = "head"
     path = "path"
@@ -59,6 +64,7 @@ OPTION_KINDS = {
     "pseudo_projective": TRANSITION,
     "explore_from": DYNAMIC,
     "explore_p": DYNAMIC,
+    "oracle_priority": DYNAMIC,
     "order": GRAPH,
     "decoder": GRAPH,
     "update": GRAPH,
@@ -212,6 +218,12 @@ def register(app: typer.Typer) -> None:
             "stored in the output model, which runs it first when parsing.",
         ),
         guide_folds: int = typer.Option(2, "--guide-folds", min=2, help="Jackknifing folds."),
+        oracle_priority: Priority = typer.Option(
+            None, "--oracle-priority",
+            help="arc-eager-nm, covington-nm: among zero-cost transitions, prefer those that keep "
+            "the monotonic system's loss (Honnibal et al. 2013, §6), or not. Default: monotonic "
+            "for arc-eager-nm (that paper), none for covington-nm (the 2017 paper).",
+        ),
     ) -> None:
         """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.
 
@@ -249,6 +261,7 @@ def register(app: typer.Typer) -> None:
                     system, train_sentences, dev, oracle=oracle.value, bound=bound, epochs=epochs,
                     explore_from=explore_from, explore_p=explore_p, seed=seed, progress=progress,
                     pseudo_projective=pseudo_projective.value if pseudo_projective else None,
+                    oracle_priority=oracle_priority.value if oracle_priority else None,
                     **guide.training_options,
                 )
             except ValueError as error:  # bad system, bound or option

@@ -27,6 +27,11 @@ trees (checked against exhaustive search in
 tests/test_arc_eager_nonmonotonic.py) and a lower bound otherwise.  costs
 are loss differences: four O(n) loss evaluations per call.
 
+Priority for monotonic paths (option ``priority``, "monotonic" by default as
+in the paper's training, §6; "none" gives the raw costs above): among the
+zero-cost actions, those that do not raise arc-eager's monotonic loss are
+preferred when there are any (`arcwise.oracles.priority`).
+
 Static oracle: arc-eager's (gold arcs only), first zero-cost.
 """
 
@@ -36,6 +41,7 @@ import numpy as np
 from numba import njit
 
 from arcwise.oracles import arc_eager as monotonic
+from arcwise.oracles import priority as priorities
 from arcwise.oracles.arc_eager import BUFFER, GONE, STACK, first_free, locate
 from arcwise.systems import arc_eager_nonmonotonic as nm
 from arcwise.systems import state as st
@@ -164,6 +170,22 @@ def costs(state, prepared, bound, out):
             out[a] = loss(after, prepared, bound) - base
 
 
+@njit(cache=True)
+def costs_monotonic_priority(state, prepared, bound, out):
+    """`costs`, with priority for the actions that keep arc-eager's monotonic loss."""
+    costs(state, prepared, bound, out)
+    mask = np.zeros(len(nm.ACTIONS), dtype=np.bool_)
+    nm.legal(state, mask)
+    raises = np.zeros(len(nm.ACTIONS), dtype=np.bool_)
+    base = monotonic.loss(state, prepared, bound)
+    for a in range(len(nm.ACTIONS)):
+        if mask[a]:
+            after = state.copy()
+            nm.apply(after, a, -1)
+            raises[a] = monotonic.loss(after, prepared, bound) > base
+    priorities.prefer_monotonic(mask, out, raises)
+
+
 STATIC_ORDER = np.array([nm.LEFT_ARC, nm.RIGHT_ARC, nm.REDUCE, nm.SHIFT], dtype=np.int64)
 
 
@@ -178,7 +200,18 @@ def static(state, prepared):
     return first_free(state, prepared, mask, out, STATIC_ORDER)
 
 
-def make(kernels: SystemKernels) -> OracleKernels:
+MONOTONIC_PRIORITY, NO_PRIORITY = 0, 1  # OracleKernels.variant
+
+
+def make(kernels: SystemKernels, priority: str = priorities.MONOTONIC) -> OracleKernels:
+    """The oracle; priority "monotonic" (the paper's, §6) or "none" (the raw costs)."""
+    monotonic_first = priorities.check(priority) == priorities.MONOTONIC
     return OracleKernels(
-        prepare=prepare, static=static, loss=loss, can_build=can_build, costs=costs
+        prepare=prepare,
+        static=static,
+        loss=loss,
+        can_build=can_build,
+        costs=costs_monotonic_priority if monotonic_first else costs,
+        variant=MONOTONIC_PRIORITY if monotonic_first else NO_PRIORITY,
+        priority=priority,
     )

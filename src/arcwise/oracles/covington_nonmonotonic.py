@@ -35,6 +35,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from arcwise.oracles import covington as monotonic
+from arcwise.oracles import priority as priorities
 from arcwise.oracles.covington import can_build, focus_positions, in_sweep, prepare, static
 from arcwise.oracles.cycles import count_elementary_cycles, elementary_cycles
 from arcwise.systems import covington_nonmonotonic as system
@@ -171,15 +173,39 @@ def costs(state, prepared, bound, out):
             out[a] = loss(after, prepared, bound) - base
 
 
-def make(kernels: SystemKernels, **options) -> OracleKernels:
+@njit(cache=True)
+def costs_monotonic_priority(state, prepared, bound, out):
+    """`costs`, with priority for the actions that keep monotonic Covington's loss."""
+    costs(state, prepared, bound, out)
+    mask = np.zeros(len(out), dtype=np.bool_)
+    system.legal(state, mask)
+    raises = np.zeros(len(out), dtype=np.bool_)
+    base = monotonic.loss(state, prepared, 0)
+    after = state.copy()
+    for a in range(len(out)):
+        if mask[a]:
+            after[:] = state
+            system.apply(after, a, -1)
+            raises[a] = monotonic.loss(after, prepared, 0) > base
+    priorities.prefer_monotonic(mask, out, raises)
+
+
+NO_PRIORITY, MONOTONIC_PRIORITY = 0, 1  # OracleKernels.variant
+
+
+def make(kernels: SystemKernels, priority: str = priorities.NONE, **options) -> OracleKernels:
+    """The oracle; priority "none" (the paper's) or "monotonic" (`costs_monotonic_priority`)."""
     if options:
         raise ValueError(f"the covington-nm oracle takes no options, got {sorted(options)}")
+    monotonic_first = priorities.check(priority) == priorities.MONOTONIC
     return OracleKernels(
         prepare=prepare,
         static=static,
         loss=loss,
         can_build=can_build,
-        costs=costs,
+        costs=costs_monotonic_priority if monotonic_first else costs,
         bounds=BOUNDS,
         exact=False,
+        variant=MONOTONIC_PRIORITY if monotonic_first else NO_PRIORITY,
+        priority=priority,
     )

@@ -58,7 +58,10 @@ def costs(system, variant, state, gold, bound, out):
     if system == ARC_EAGER:
         arc_eager.costs(state, gold, bound, out)
     elif system == ARC_EAGER_NM:
-        arc_eager_nonmonotonic.costs(state, gold, bound, out)
+        if variant == arc_eager_nonmonotonic.MONOTONIC_PRIORITY:
+            arc_eager_nonmonotonic.costs_monotonic_priority(state, gold, bound, out)
+        else:
+            arc_eager_nonmonotonic.costs(state, gold, bound, out)
     elif system == ARC_HYBRID:
         if variant == arc_hybrid.NO_SWAP:
             arc_hybrid.costs(state, gold, bound, out)
@@ -67,7 +70,10 @@ def costs(system, variant, state, gold, bound, out):
     elif system == COVINGTON:
         covington.costs(state, gold, bound, out)
     elif system == COVINGTON_NM:
-        covington_nonmonotonic.costs(state, gold, bound, out)
+        if variant == covington_nonmonotonic.MONOTONIC_PRIORITY:
+            covington_nonmonotonic.costs_monotonic_priority(state, gold, bound, out)
+        else:
+            covington_nonmonotonic.costs(state, gold, bound, out)
     elif system == TWO_PLANAR:
         if variant == two_planar.UNREGULARIZED:
             two_planar.costs_unregularized(state, gold, bound, out)

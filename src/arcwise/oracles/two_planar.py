@@ -22,10 +22,31 @@ static oracle cannot place (trees that are not 2-planar) always count as
 lost (footnote 4).  Since two consecutive Switches are forbidden, the loss
 of a configuration just after a Switch is the least ℓ after one of the other
 four transitions, so the cost of Switch is the paper's
-min{ℓ(τ(Switch(c))) - ℓ(c) | τ ≠ Switch}.  Regularization (option
-`regularize`, on by default as in the paper): Switch costs one more when a
-gold arc of the active plane can be built right now at zero cost, so arcs of
-the active plane are built before switching.
+min{ℓ(τ(Switch(c))) - ℓ(c) | τ ≠ Switch}.
+
+Regularization (option `regularize`, on by default as in the paper).  The
+paper adds to ℓ(c) the length of the transition sequence to the minimum-loss
+tree, which "amounts to penalizing the Switch transition if there is any
+zero-cost transition available in the active plane and changing planes will
+delay its application".  Switch costs one more when a zero-cost transition τ
+of the active plane is legal and switching first cannot make the sequence
+shorter (`switch_delays`):
+
+- τ = Left-Arc or Right-Arc of the active plane: arcs move no word, so
+  τ, Switch, ... does everything Switch, ... does, and after Switch τ needs
+  a second Switch;
+- τ = Shift: Shift pushes onto both stacks, so Switch, Shift and
+  Shift, Switch reach the same configuration, and Switch first can only add
+  a step (at the initial configuration, for instance);
+- τ = Reduce when it uncovers a word of the active stack with a gold arc of
+  the active plane to the buffer front: that arc is built in the active
+  plane before the buffer front leaves, so Switch first only adds the
+  Switch back.
+
+So a zero-cost Switch never leads to a longer sequence than a zero-cost
+transition of the active plane (checked against exhaustive search in
+tests/test_two_planar.py), and Switch stays free where the active plane has
+nothing left to do now: for an arc of the inactive plane, or a Reduce there.
 """
 
 from __future__ import annotations
@@ -161,14 +182,34 @@ def loss(state, prepared, bound):
 
 
 @njit(cache=True)
-def _gold_arc_waits(state, prepared, mask, out):
-    """Can a gold arc of the active plane be built now at zero cost (Switch would delay it)?"""
+def _reduce_uncovers_arc(state, gold, planes, j):
+    """Is there, below the active top, a word with an unbuilt gold arc of the active plane to j?"""
+    p = state[st.FOCUS]
+    which = stack_of(p)
+    stack = st.region(state, which)
+    for k in range(st.stack_len(state, which) - 1):
+        w = stack[k]
+        if _linked(state, gold, w, j) and planes[w if gold[w] == j else j] == p:
+            return True
+    return False
+
+
+@njit(cache=True)
+def switch_delays(state, prepared, mask, out):
+    """Would Switch delay a zero-cost transition of the active plane (module docstring)?"""
     gold, planes = prepared[0], prepared[1]
     p = state[st.FOCUS]
     s, _, j = tops(state)
-    left = mask[LEFT_ARC] and out[LEFT_ARC] == 0 and gold[s] == j and planes[s] == p
-    right = mask[RIGHT_ARC] and out[RIGHT_ARC] == 0 and gold[j] == s and planes[j] == p
-    return left or right
+    if mask[LEFT_ARC] and out[LEFT_ARC] == 0 and gold[s] == j and planes[s] == p:
+        return True
+    if mask[RIGHT_ARC] and out[RIGHT_ARC] == 0 and gold[j] == s and planes[j] == p:
+        return True
+    if mask[SHIFT] and out[SHIFT] == 0:
+        return True
+    return (
+        mask[REDUCE] and out[REDUCE] == 0 and j != -1
+        and _reduce_uncovers_arc(state, gold, planes, j)
+    )
 
 
 @njit(cache=True)
@@ -187,7 +228,10 @@ def action_costs(state, prepared, out, regularize):
             scratch[:] = state
             two_planar.apply(scratch, a, -1)
             out[a] = loss(scratch, prepared, 0) - base
-    if regularize and mask[SWITCH] and _gold_arc_waits(state, prepared, mask, out):
+    if (
+        regularize and mask[SWITCH] and out[SWITCH] == 0
+        and switch_delays(state, prepared, mask, out)
+    ):
         out[SWITCH] += 1
 
 

@@ -108,7 +108,9 @@ class OracleKernels:
     loss(c) into out[a] for every legal a (None: computed generically).
     bound is an index into `bounds` (0 when the oracle has no bounds).
     variant selects among an oracle module's options in compiled dispatch
-    (`arcwise.oracles.dispatch`); each module's ``make`` sets it.
+    (`arcwise.oracles.dispatch`); each module's ``make`` sets it.  priority:
+    the non-monotonic oracles' priority for monotonic paths ("none" or
+    "monotonic", `arcwise.oracles.priority`); None for the other oracles.
     """
 
     prepare: Callable[[np.ndarray], tuple]
@@ -119,6 +121,7 @@ class OracleKernels:
     bounds: tuple[str, ...] = ()
     exact: bool = True  # does `loss` equal the exhaustive minimum (no bound argument)?
     variant: int = 0
+    priority: str | None = None
 
 
 class Configuration:
