@@ -101,8 +101,8 @@ def arc_actions(name: str) -> set[str]:
 def test_trace_is_that_of_the_replayed_derivation(name, parsers, data):
     parser = parsers[name]
     sentences = data[1]
-    plain = parser.parse(sentences)
-    traced = parser.parse(sentences, trace=True)
+    plain = parser.parse(sentences, single_root=False)  # the trees the derivations built
+    traced = parser.parse(sentences, single_root=False, trace=True)
     arcs = arc_actions(name)
     for sentence, (head, deprel), (t_head, t_deprel, trace) in zip(sentences, plain, traced):
         assert np.array_equal(head, t_head) and deprel == t_deprel  # tracing changes no tree
@@ -288,13 +288,13 @@ def test_conllx_gets_the_trace_in_its_tenth_column(parsers, data, tmp_path):
 def test_guided_parser_traces_its_guided_model(parsers, data):
     guide = parsers["arc-eager"]
     guide_trees = [dataclasses.replace(s, head=h, deprel=d)
-                   for s, (h, d) in zip(data[0], guide.parse(data[0]))]
+                   for s, (h, d) in zip(data[0], guide.parse(data[0], single_root=False))]
     guided, _ = train("covington", data[0], oracle="static", epochs=1, seed=1,
                       guide=guide_trees, **SMALL)
     stacked = GuidedParser(guide, guided)
     parses = stacked.parse(data[1], trace=True)
     guides = [dataclasses.replace(s, head=h, deprel=d)
-              for s, (h, d) in zip(data[1], guide.parse(data[1]))]
+              for s, (h, d) in zip(data[1], guide.parse(data[1], single_root=False))]
     for (head, deprel, trace), (g_head, g_deprel, g_trace) in zip(
             parses, guided.parse(data[1], guide=guides, trace=True)):
         assert np.array_equal(head, g_head) and deprel == g_deprel and trace == g_trace

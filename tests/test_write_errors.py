@@ -59,7 +59,7 @@ def test_stdout_on_a_full_disk(tiny_model):
         ["evaluate", "--json", three, three],
         ["compare", three, three, three, "--samples", "10"],
         ["oracle", three, "-s", "arc-eager"],
-        ["loss-bounds", three, "-t", "50"],
+        ["loss-bounds", three, "-t", "50", "--policy", "random"],
         ["--version"],
     ]
     with open("/dev/full", "wb") as full:
