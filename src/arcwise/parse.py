@@ -265,10 +265,10 @@ def parse_batch(
     for k in range(sentences):
         reheading_offsets[k + 1] = reheading_offsets[k] + counts[k]
     packed = np.empty((reheading_offsets[sentences], 2), dtype=np.int32)
-    for k in range(sentences):
-        packed[reheading_offsets[k] : reheading_offsets[k + 1]] = (
-            reheadings[room[k] : room[k] + counts[k]]
-        )
+    for k in range(sentences):  # row by row: a slice assignment's shape check compiles slowly
+        for r in range(counts[k]):
+            packed[reheading_offsets[k] + r, 0] = reheadings[room[k] + r, 0]
+            packed[reheading_offsets[k] + r, 1] = reheadings[room[k] + r, 1]
     return heads, labels, made, built_by, packed, reheading_offsets
 
 
