@@ -145,7 +145,7 @@ def parse_sentence(
     label_features = np.zeros(program.label_templates.shape[0], dtype=np.uint64)
     if trace:
         built_by[:] = -1
-    replaced = 0
+    replaced = np.int64(0)  # not a literal 0: traced_apply would also compile for Literal[int](0)
     limit = max_steps(n)
     steps = 0
     while not systems.is_terminal(system_id, state) and steps < limit:
