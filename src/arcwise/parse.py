@@ -145,7 +145,7 @@ def parse_sentence(
     label_features = np.zeros(program.label_templates.shape[0], dtype=np.uint64)
     if trace:
         built_by[:] = -1
-    replaced = 0
+    replaced = np.int64(0)  # not a literal 0: traced_apply would also compile for Literal[int](0)
     limit = max_steps(n)
     steps = 0
     while not systems.is_terminal(system_id, state) and steps < limit:
@@ -265,10 +265,10 @@ def parse_batch(
     for k in range(sentences):
         reheading_offsets[k + 1] = reheading_offsets[k] + counts[k]
     packed = np.empty((reheading_offsets[sentences], 2), dtype=np.int32)
-    for k in range(sentences):
-        packed[reheading_offsets[k] : reheading_offsets[k + 1]] = (
-            reheadings[room[k] : room[k] + counts[k]]
-        )
+    for k in range(sentences):  # row by row: a slice assignment's shape check compiles slowly
+        for r in range(counts[k]):
+            packed[reheading_offsets[k] + r, 0] = reheadings[room[k] + r, 0]
+            packed[reheading_offsets[k] + r, 1] = reheadings[room[k] + r, 1]
     return heads, labels, made, built_by, packed, reheading_offsets
 
 

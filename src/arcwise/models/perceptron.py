@@ -225,7 +225,8 @@ def sum_rows(table, features, first, out):
             row = table[bucket(features[f], rows), first : first + width]
             for k in range(width):
                 sums[k] += row[k]
-        out[:] = sums
+        for k in range(width):  # not out[:] = sums: its shape check compiles for seconds
+            out[k] = sums[k]
         return
     k = 0
     while k + 4 <= width:

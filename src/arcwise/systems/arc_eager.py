@@ -196,4 +196,5 @@ def make(options: frozenset[str]) -> SystemKernels:
         apply=apply,
         arc=arc,
         describe=describe,
+        options=bits,
     )

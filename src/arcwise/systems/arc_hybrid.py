@@ -157,4 +157,5 @@ def make(options: frozenset[str]) -> SystemKernels:
         apply=apply,
         arc=arc,
         describe=describe,
+        options=HAS_SWAP if swap else 0,
     )

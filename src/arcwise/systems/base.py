@@ -41,6 +41,10 @@ class SystemKernels:
     apply: Callable[[np.ndarray, int, int], None]
     arc: Callable[[np.ndarray, int], tuple[int, int]]
     describe: Callable[[np.ndarray], dict[str, Any]] | None = None
+    # the variant's option bits, as its initial states carry them in the OPTIONS slot
+    # (a field, not read from `initial(0)`: that would compile `initial` once more, for
+    # no argument, beside the specialization the compiled loops use)
+    options: int = 0
 
     @property
     def system_id(self) -> int:
@@ -48,11 +52,6 @@ class SystemKernels:
         from arcwise.systems.ids import system_id
 
         return system_id(self.name)
-
-    @property
-    def options(self) -> int:
-        """The variant's option bits, as its initial states carry them in the OPTIONS slot."""
-        return int(self.initial(0)[st.OPTIONS])
 
 
 GOLD_ARRAYS = 6  # arrays in every oracle's prepared gold tuple

@@ -142,6 +142,7 @@ def kernels_of(name: str, module, options: frozenset[str]) -> SystemKernels:
         apply=module.apply,
         arc=module.arc,
         describe=describe,
+        options=bits,
     )
 
 
