@@ -317,6 +317,15 @@ def run_analyses(treebanks: dict[str, str], outputs: Path, reports: Path, sample
     return "\n".join(text)
 
 
+def training_revisions(models: Path, treebanks: dict[str, str]) -> str:
+    """The git revisions the analysed models were trained at, from timings.jsonl."""
+    try:
+        records = [json.loads(line) for line in (models / "timings.jsonl").read_text().splitlines()]
+    except OSError:
+        return "unknown"
+    return ", ".join(sorted({r["revision"] for r in records if r["treebank"] in treebanks}))
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("treebank_glob", nargs="?", default=DEFAULT_GLOB)
@@ -352,7 +361,9 @@ def main(argv: list[str] | None = None) -> None:
             "parsers jackknifed with 2 folds; 2012 parsers: static oracle, 15 epochs; dev "
             "selection, seed 1. * = p < 0.05, stratified shuffling with the word as instance "
             f"({args.samples:,} shuffles per bin and pair).", "", text,
-            f"- Command: `{command}`", f"- {report.provenance()}"]))
+            f"- Command: `{command}`", f"- {report.provenance()}",
+            f"- Models trained at git {training_revisions(args.models, treebanks)} "
+            "(`timings.jsonl` under `--models`)."]))
 
 
 if __name__ == "__main__":
