@@ -343,6 +343,7 @@ def main(argv: list[str] | None = None) -> None:
     treebanks = {Path(p).parent.name: p for p in sorted(glob.glob(args.treebank_glob))
                  if Path(p).parent.name in keep}
     os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache.cache_dir(args.numba_cache_dir)))
+    provenance = report.provenance()  # before this run writes its figures
     train_missing(treebanks, args.models, args.workers)
     if args.train_only:
         return
@@ -361,7 +362,7 @@ def main(argv: list[str] | None = None) -> None:
             "parsers jackknifed with 2 folds; 2012 parsers: static oracle, 15 epochs; dev "
             "selection, seed 1. * = p < 0.05, stratified shuffling with the word as instance "
             f"({args.samples:,} shuffles per bin and pair).", "", text,
-            f"- Command: `{command}`", f"- {report.provenance()}",
+            f"- Command: `{command}`", f"- {provenance}",
             f"- Models trained at git {training_revisions(args.models, treebanks)} "
             "(`timings.jsonl` under `--models`)."]))
 

@@ -105,7 +105,10 @@ def figure_files(result: FactorResult) -> tuple[str, bytes]:
     """SVG text and PNG bytes of a factor's figure."""
     fig = figure(result)
     svg, png = io.StringIO(), io.BytesIO()
-    fig.savefig(svg, format="svg", metadata={"Date": None})
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": "arcwise"}):  # the same ids on every run
+        fig.savefig(svg, format="svg", metadata={"Date": None})
     fig.savefig(png, format="png", dpi=110)
     return svg.getvalue(), png.getvalue()
 
