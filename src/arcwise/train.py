@@ -267,6 +267,7 @@ def train(
     guide: Sequence[Sentence] | None = None,
     dev_guide: Sequence[Sentence] | None = None,
     oracle_priority: str | None = None,
+    variant_features: bool = True,
     **oracle_options: Any,
 ) -> tuple[Parser, dict[str, Any]]:
     """Train a parser for `system` (a registry name like "covington-nm" or "arc-eager+lba").
@@ -293,6 +294,10 @@ def train(
     `arcwise.oracles.priority`); None = the oracle's default ("monotonic"
     for arc-eager-nm, as in that paper; "none" for covington-nm, as in the
     2017 paper).
+    variant_features: whether the default table has the features of the
+    variant's extra transitions (arc-eager+lba ...: the buffer words,
+    features/templates/arc_eager_buffer.txt); False = the base system's
+    table, as before they existed.  Ignored when a table is given.
     Returns (the parser of the best epoch, the log).  Raises ArcwiseError
     (before any training) when no training sentence is a tree of two or more
     words the system can learn from.
@@ -328,7 +333,8 @@ def train(
     labels = list(vocabularies.deprel)
     root_label = _root_label(sentences)
     classes = pc.ClassSet.for_system(kernels, labels)
-    table = table or default_table(system, guided=guide is not None)
+    table = table or default_table(system, guided=guide is not None,
+                                   variant_features=variant_features)
     if table.guided != (guide is not None):
         raise ValueError("guide trees go with a guided feature table, and only with one")
     if guide is not None and dev and dev_guide is None:
@@ -369,6 +375,7 @@ def train(
         "label_buckets": model.label_buckets,
         "pseudo_projective": pseudo_projective,
         "guided": guide is not None,
+        "variant_features": variant_features,
     }
     log: dict[str, Any] = {
         "system": system,

@@ -62,6 +62,7 @@ OPTION_KINDS = {
     "oracle": TRANSITION,
     "bound": TRANSITION,
     "pseudo_projective": TRANSITION,
+    "variant_features": TRANSITION,
     "explore_from": DYNAMIC,
     "explore_p": DYNAMIC,
     "oracle_priority": DYNAMIC,
@@ -224,6 +225,13 @@ def register(app: typer.Typer) -> None:
             "the monotonic system's loss (Honnibal et al. 2013, §6), or not. Default: monotonic "
             "for arc-eager-nm (that paper), none for covington-nm (the 2017 paper).",
         ),
+        variant_features: bool = typer.Option(
+            True, "--variant-features/--no-variant-features",
+            help="Add the features of the variant's extra transitions to the default feature "
+            "table (arc-eager+lba, +rba, +lnba, +rnba: the buffer words, as the 2012 paper's "
+            "feature models); --no-variant-features: the base system's table. Recorded in "
+            "the model, which stores its feature table.",
+        ),
     ) -> None:
         """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.
 
@@ -262,7 +270,7 @@ def register(app: typer.Typer) -> None:
                     explore_from=explore_from, explore_p=explore_p, seed=seed, progress=progress,
                     pseudo_projective=pseudo_projective.value if pseudo_projective else None,
                     oracle_priority=oracle_priority.value if oracle_priority else None,
-                    **guide.training_options,
+                    variant_features=variant_features, **guide.training_options,
                 )
             except ValueError as error:  # bad system, bound or option
                 raise ArcwiseError(str(error)) from None

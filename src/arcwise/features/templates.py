@@ -112,6 +112,13 @@ GUIDE_TABLE_FILE = {
 }
 GUIDE_ATOMS = ("gd", "gl", "ga")
 
+# The features a variant's extra transitions read, added to its system's table by
+# default (one file per variant option; a file named by several options is added once):
+# the buffer words of the 2012 paper's buffer transitions.
+VARIANT_TABLE_FILES = {
+    ids.ARC_EAGER: {option: "arc_eager_buffer.txt" for option in ("lba", "rba", "lnba", "rnba")},
+}
+
 
 @dataclass(frozen=True)
 class Part:
@@ -327,21 +334,34 @@ def compile_table(text: str, system: str | int, source: str = "<templates>") -> 
     return FeatureTable(text, system_id, templates, compile_templates(templates))
 
 
-def default_text(system: str | int, guided: bool = False) -> str:
-    """The bundled table of a system (features/templates/*.txt), with its guide
-    features (stacking) appended when guided."""
+def table_files(system: str | int, guided: bool = False,
+                variant_features: bool = True) -> list[str]:
+    """The bundled files (features/templates/) of a system's default table, in order: the
+    system's table, its variant's additions (`VARIANT_TABLE_FILES`; a system given by id
+    has no variant) unless variant_features is False, the guide features when guided."""
     system_id = ids.system_id(system) if isinstance(system, str) else int(system)
-    files = resources.files("arcwise.features").joinpath("templates")
-    text = files.joinpath(TABLE_FILE[system_id]).read_text(encoding="utf-8")
+    files = [TABLE_FILE[system_id]]
+    if variant_features and isinstance(system, str):
+        extra = VARIANT_TABLE_FILES.get(system_id, {})
+        files += list(dict.fromkeys(extra[o] for o in ids.variant_options(system) if o in extra))
     if guided:
-        text += "\n" + files.joinpath(GUIDE_TABLE_FILE[system_id]).read_text(encoding="utf-8")
-    return text
+        files.append(GUIDE_TABLE_FILE[system_id])
+    return files
 
 
-def default_table(system: str | int, guided: bool = False) -> FeatureTable:
-    """The bundled table of a system, compiled (with the guide features when guided)."""
-    system_id = ids.system_id(system) if isinstance(system, str) else int(system)
-    source = f"templates/{TABLE_FILE[system_id]}"
-    if guided:
-        source += f" + templates/{GUIDE_TABLE_FILE[system_id]}"
-    return compile_table(default_text(system_id, guided), system_id, source)
+def default_text(system: str | int, guided: bool = False, variant_features: bool = True) -> str:
+    """The bundled table of a system (features/templates/*.txt): with the features of its
+    variant's transitions ("arc-eager+lba": the buffer words) unless variant_features is
+    False, and with its guide features (stacking) when guided."""
+    folder = resources.files("arcwise.features").joinpath("templates")
+    texts = [folder.joinpath(f).read_text(encoding="utf-8")
+             for f in table_files(system, guided, variant_features)]
+    return "\n".join(texts)
+
+
+def default_table(system: str | int, guided: bool = False,
+                  variant_features: bool = True) -> FeatureTable:
+    """The bundled table of a system, compiled (see `default_text`)."""
+    files = table_files(system, guided, variant_features)
+    source = " + ".join(f"templates/{f}" for f in files)
+    return compile_table(default_text(system, guided, variant_features), system, source)

@@ -25,3 +25,8 @@ BY_NAME = {
 def system_id(name: str) -> int:
     """The id of a system name, variants included ("arc-eager+lba" -> ARC_EAGER)."""
     return BY_NAME[name.split("+")[0]]
+
+
+def variant_options(name: str) -> tuple[str, ...]:
+    """The variant options of a system name ("arc-eager+lba+rnba" -> ("lba", "rnba"))."""
+    return tuple(name.split("+")[1:])
