@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from arcwise.oracles.walk import final_heads, follow_static_oracle
+from arcwise.oracles.walk import count_static_oracle, final_heads, follow_static_oracle
 from arcwise.systems import TransitionSystem
 from arcwise.systems.dispatch import initial
 
@@ -68,3 +68,23 @@ def oracle_coverage(ts: TransitionSystem, trees: Iterable[np.ndarray], progress=
         if progress is not None:
             progress()
     return cov
+
+
+def static_arcs(ts: TransitionSystem, trees: Iterable[np.ndarray]) -> dict[str, int]:
+    """Arc transition name -> the arcs it builds in the static oracle's derivations of the
+    gold trees the system can build (what static training learns from): e.g. the share of
+    arcs arc-eager+lba builds with left-buffer-arc (2012 paper, §3.2)."""
+    if ts.oracle is None:
+        raise NotImplementedError(f"{ts.name} has no oracle yet")
+    k, oracle = ts.kernels, ts.oracle
+    taken = np.zeros(len(k.actions), dtype=np.int64)
+    for gold in trees:
+        gold = np.asarray(gold, dtype=np.int32)
+        if np.any(gold[1:] < 0) or not ts.can_build(gold):
+            continue
+        n = len(gold) - 1
+        state = initial(k.system_id, n, k.options)
+        max_steps = 4 * (n + 1) * (n + 1) + 16
+        count_static_oracle(k.system_id, oracle.variant, state, oracle.prepare(gold),
+                            max_steps, taken)
+    return {k.actions[a]: int(taken[a]) for a in k.enabled if k.labeled[a]}

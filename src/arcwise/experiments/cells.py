@@ -5,7 +5,12 @@ the cell's result, a JSON-ready dict: the cell itself, test UAS/LAS, the
 per-sentence counts the paired significance tests need (scored words, words
 with the right head, with the right head and label), dev scores of the kept
 epoch, timing, host, and the git revision of the package's source (with
-`dirty` when it had uncommitted changes).  Results are kept one JSON file per
+`dirty` when it had uncommitted changes), and two descriptions of the
+training data the report can show beside the scores without reading the
+data again: its treebank statistics (`train_statistics`,
+`arcwise.analysis.treebank_stats`: arc directions and lengths, 2012 Table 2)
+and the arcs each arc transition builds in the static oracle's derivations
+of its trees (`static_arcs`).  Results are kept one JSON file per
 cell, ``KEY.json``, written atomically: a killed run leaves finished cells
 whole and nothing else.
 
@@ -124,6 +129,7 @@ def run_cell(cell: Cell, revision: Revision) -> dict[str, Any]:
     scores = evaluate(test, parsed)
     counts = sentence_counts(test, parsed)
     best = log["epochs"][log["best_epoch"] - 1]
+    statistics, arcs = training_data_description(c, train_sentences)
     return {
         "format": FORMAT,
         "cell": cell.to_dict(),
@@ -140,6 +146,8 @@ def run_cell(cell: Cell, revision: Revision) -> dict[str, Any]:
         "unbuildable": log["unbuildable"],
         "skipped": log["skipped"],
         "pseudo_projective": log.get("pseudo_projective"),
+        "train_statistics": statistics,
+        "static_arcs": arcs,
         "train_seconds": round(train_seconds, 2),
         "epoch_seconds": [e["seconds"] for e in log["epochs"]],
         "parse_seconds": round(parse_seconds, 3),
@@ -149,6 +157,17 @@ def run_cell(cell: Cell, revision: Revision) -> dict[str, Any]:
         "dirty": revision.dirty,
         "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
     }
+
+
+def training_data_description(config: Configuration, sentences: list) -> tuple[dict, dict]:
+    """(treebank statistics of the training sentences, arc transition -> arcs it builds in
+    the static oracle's derivations of the training trees the system can build)."""
+    from arcwise import systems
+    from arcwise.analysis.oracle_coverage import static_arcs
+    from arcwise.analysis.treebank_stats import treebank_stats
+
+    ts = systems.get(config.system, **config.oracle_options)
+    return treebank_stats(sentences), static_arcs(ts, (s.head for s in sentences))
 
 
 def migrate(result: dict[str, Any]) -> dict[str, Any]:

@@ -25,10 +25,21 @@ A grid file (see README, "Experiments", and experiments/*.toml)::
     b = "covington:dynamic"
     paper = "table-3"                 # optional: a key of [papers]
 
+    [[choices]]                       # optional: per treebank, the best of some configurations
+    name = "best-static"              # contrasts and tables name it like a configuration
+    candidates = ["covington:static", "covington-nm:upper"]
+    by = "dev"                        # optional: the split it is chosen on (dev or test)
+    metric = "las"                    # optional: uas or las
+
     [[tables]]                        # optional: overview tables, one column per configuration
     title = "Covington (2017 paper, Table 3)"
     columns = [["static", "covington:static"], ["nm upper", "covington-nm:upper"]]
     paper = "table-3"
+    # optional, beside each treebank's scores: statistics of its training data
+    # (arcwise.analysis.treebank_stats keys) and the share of the arcs (%) an arc
+    # transition builds in a configuration's static oracle derivations of it
+    statistics = [["L1 %", "left_length1_pct"], ["R1 %", "right_length1_pct"]]
+    arc_shares = [["LA %", "covington:static", "left-arc"]]
 
     [papers.table-3]
     text = '''the paper's table, Markdown'''
@@ -70,6 +81,19 @@ class Configuration:
         return {"name": self.name, "system": self.system, "oracle": self.oracle,
                 "bound": self.bound, "options": dict(sorted(self.options.items()))}
 
+    @property
+    def oracle_options(self) -> dict[str, Any]:
+        """The options that are not arcwise.train.train's: its system's oracle's."""
+        return oracle_options(self.options)
+
+
+def oracle_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The options that are not arcwise.train.train's keywords (they go to the oracle)."""
+    from arcwise.train import train
+
+    parameters = inspect.signature(train).parameters
+    return {k: v for k, v in options.items() if k not in parameters}
+
 
 @dataclass(frozen=True)
 class Contrast:
@@ -80,13 +104,34 @@ class Contrast:
     paper: str | None = None
 
 
+CHOICE_SPLITS = ("dev", "test")
+CHOICE_METRICS = ("uas", "las")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Per treebank, the candidate configuration with the best mean `metric` on the `by`
+    split over the seeds every candidate has (e.g. the 2012 paper's better of LBA and RBA
+    per language, chosen on dev); contrasts and tables name it like a configuration."""
+
+    name: str
+    candidates: tuple[str, ...]
+    by: str = "dev"
+    metric: str = "las"
+
+
 @dataclass(frozen=True)
 class Table:
-    """An overview table: one (header, configuration) column pair of UAS/LAS per column."""
+    """An overview table: one (header, configuration) column pair of UAS/LAS per column;
+    then per treebank, statistics of its training data ((header, `treebank_stats` key))
+    and the share of arcs an arc transition builds in a configuration's static oracle
+    derivations ((header, configuration, transition))."""
 
     title: str
     columns: tuple[tuple[str, str], ...]
     paper: str | None = None
+    statistics: tuple[tuple[str, str], ...] = ()
+    arc_shares: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -104,6 +149,7 @@ class Grid:
     contrasts: tuple[Contrast, ...] = ()
     tables: tuple[Table, ...] = ()
     papers: dict[str, str] = field(default_factory=dict)  # key -> Markdown
+    choices: tuple[Choice, ...] = ()
 
     @property
     def name(self) -> str:
@@ -139,7 +185,8 @@ def parse(raw: dict[str, Any], path: Path, data: str | Path | None = None) -> Gr
     """Validate a grid read from TOML (`path` names it in errors and anchors its data root)."""
     check = _Checker(path)
     check.keys(raw, "the grid", required={"treebanks", "configurations", "seeds", "epochs"},
-               optional={"title", "data", "options", "limits", "contrasts", "tables", "papers"})
+               optional={"title", "data", "options", "limits", "contrasts", "tables", "papers",
+                         "choices"})
     treebanks = tuple(check.names(raw["treebanks"], "treebanks"))
     seeds = tuple(check.int_list(raw["seeds"], "seeds", minimum=0))
     epochs = check.integer(raw["epochs"], "epochs", minimum=1)
@@ -155,6 +202,26 @@ def parse(raw: dict[str, Any], path: Path, data: str | Path | None = None) -> Gr
     names = [c.name for c in configurations]
     if duplicate := next((n for n in names if names.count(n) > 1), None):
         raise check.error(f"two configurations are named {duplicate!r}")
+
+    choices = []
+    for k, entry in enumerate(check.array_of_tables(raw.get("choices", []), "choices"), 1):
+        where = f"[[choices]] {k}"
+        check.keys(entry, where, required={"name", "candidates"}, optional={"by", "metric"})
+        name = check.name(entry["name"], f"{where}: name")
+        candidates = entry["candidates"]
+        if not (isinstance(candidates, list) and len(candidates) >= 2
+                and len(set(map(str, candidates))) == len(candidates)):
+            raise check.error(f"{where}: candidates must be a list of two or more "
+                              "configuration names")
+        for candidate in candidates:  # configurations, not other choices
+            check.known(candidate, [c.name for c in configurations], f"{where}: candidates")
+        by, metric = entry.get("by", "dev"), entry.get("metric", "las")
+        check.one_of(by, CHOICE_SPLITS, f"{where}: by")
+        check.one_of(metric, CHOICE_METRICS, f"{where}: metric")
+        if name in names:
+            raise check.error(f"{where}: {name!r} is already the name of a configuration")
+        names.append(name)  # contrasts and tables may name it
+        choices.append(Choice(name, tuple(candidates), by, metric))
 
     papers = {}
     for key, entry in check.table(raw.get("papers", {}), "[papers]").items():
@@ -179,7 +246,8 @@ def parse(raw: dict[str, Any], path: Path, data: str | Path | None = None) -> Gr
     tables = []
     for k, entry in enumerate(check.array_of_tables(raw.get("tables", []), "tables"), 1):
         where = f"[[tables]] {k}"
-        check.keys(entry, where, required={"title", "columns"}, optional={"paper"})
+        check.keys(entry, where, required={"title", "columns"},
+                   optional={"paper", "statistics", "arc_shares"})
         if not isinstance(entry["columns"], list) or not entry["columns"]:
             raise check.error(f"{where}: columns must be a list of [header, configuration] pairs")
         columns = []
@@ -189,8 +257,11 @@ def parse(raw: dict[str, Any], path: Path, data: str | Path | None = None) -> Gr
                 raise check.error(f"{where}: columns must be [header, configuration] pairs")
             check.known(column[1], names, f"{where}: column")
             columns.append((column[0], column[1]))
+        statistics = check.statistics(entry.get("statistics", []), f"{where}: statistics")
+        arc_shares = check.arc_shares(entry.get("arc_shares", []), f"{where}: arc_shares",
+                                      {c.name: c for c in configurations})
         tables.append(Table(check.string(entry["title"], f"{where}: title"), tuple(columns),
-                            paper(entry, where)))
+                            paper(entry, where), statistics, arc_shares))
 
     if data is not None:
         root = Path(data)
@@ -202,7 +273,7 @@ def parse(raw: dict[str, Any], path: Path, data: str | Path | None = None) -> Gr
     return Grid(path=path, title=check.string(raw.get("title", path.stem), "title"),
                 data=root, treebanks=treebanks, configurations=tuple(configurations),
                 seeds=seeds, epochs=epochs, limits=dict(limits), contrasts=tuple(contrasts),
-                tables=tuple(tables), papers=papers)
+                tables=tuple(tables), papers=papers, choices=tuple(choices))
 
 
 def treebank_files(grid: Grid, treebank: str) -> dict[str, Path]:
@@ -288,9 +359,47 @@ class _Checker:
         if value not in names:
             raise self.error(f"{where}: no configuration named {value!r}")
 
+    def one_of(self, value: Any, known: tuple[str, ...], where: str) -> str:
+        if value not in known:
+            raise self.error(f"{where} must be one of {', '.join(known)}, not {value!r}")
+        return value
+
+    def pairs(self, value: Any, size: int, where: str, shape: str) -> list[tuple[str, ...]]:
+        if not (isinstance(value, list) and all(
+                isinstance(v, list) and len(v) == size and all(isinstance(x, str) and x
+                                                               for x in v) for v in value)):
+            raise self.error(f"{where} must be a list of {shape}")
+        return [tuple(v) for v in value]
+
+    def statistics(self, value: Any, where: str) -> tuple[tuple[str, str], ...]:
+        from arcwise.analysis.treebank_stats import treebank_stats
+
+        known = [k for k, v in treebank_stats([]).items() if not isinstance(v, bool)]
+        pairs = self.pairs(value, 2, where, "[header, statistic] pairs")
+        for _, key in pairs:
+            if key not in known:
+                raise self.error(f"{where}: unknown statistic {key!r} (known: "
+                                 f"{', '.join(known)})")
+        return tuple(pairs)
+
+    def arc_shares(self, value: Any, where: str, configurations: dict[str, Configuration]
+                   ) -> tuple[tuple[str, str, str], ...]:
+        from arcwise import systems
+
+        triples = self.pairs(value, 3, where, "[header, configuration, transition] triples")
+        for _, name, transition in triples:
+            self.known(name, list(configurations), where)
+            config = configurations[name]
+            kernels = systems.get(config.system, **config.oracle_options).kernels
+            arcs = [kernels.actions[a] for a in kernels.enabled if kernels.labeled[a]]
+            if transition not in arcs:
+                raise self.error(f"{where}: {config.system} has no arc transition "
+                                 f"{transition!r} (it has {', '.join(arcs)})")
+        return tuple(triples)
+
     def configuration(self, entry: dict, where: str, shared: dict) -> Configuration:
         from arcwise import systems
-        from arcwise.train import ORACLES, train
+        from arcwise.train import ORACLES
 
         self.keys(entry, where, required={"system", "oracle"},
                   optional={"name", "bound", "options"})
@@ -305,12 +414,11 @@ class _Checker:
         where = f"configuration {name!r}"
         if reserved := sorted(CELL_ARGUMENTS & options.keys()):
             raise self.error(f"{where}: option {reserved[0]!r} is set by the grid, not by options")
-        parameters = inspect.signature(train).parameters
-        oracle_options = {k: v for k, v in options.items() if k not in parameters}
+        extra = oracle_options(options)
         try:
-            ts = systems.get(system, **oracle_options)
+            ts = systems.get(system, **extra)
         except TypeError:
-            raise self.error(f"{where}: unknown option among {', '.join(sorted(oracle_options))} "
+            raise self.error(f"{where}: unknown option among {', '.join(sorted(extra))} "
                              f"(neither arcwise.train.train's nor the {system} oracle's)") from None
         except (ValueError, ArcwiseError) as error:
             raise self.error(f"{where}: {error}") from None

@@ -1,9 +1,10 @@
 """A grid's report: its overview tables, its contrasts, the papers' tables beside ours.
 
 The layout follows the grid: each ``[[tables]]`` entry (or, without any,
-one table of every configuration) is followed by the contrasts between its
-columns and by the paper table it names; contrasts not shown under a table
-follow, each with its paper table if not quoted yet; then every cell.
+one table of every configuration) is followed by how the choices among its
+columns chose, by the contrasts between its columns and by the paper table
+it names; choices and contrasts not shown under a table follow, each
+contrast with its paper table if not quoted yet; then every cell.
 """
 
 from __future__ import annotations
@@ -17,13 +18,21 @@ from arcwise.experiments.grid import Grid, Table
 
 def sections(grid: Grid, results: list[dict[str, Any]]
              ) -> list[tuple[tables.Rendered | None, list[tables.Rendered], list[str]]]:
-    """(overview, its contrasts, the papers' tables to quote) in the grid's order; the
-    contrasts under no overview come last, one each, with None for the overview.  Each
-    paper table is quoted once, after the first overview or contrast that names it."""
+    """(overview, its choices and contrasts, the papers' tables to quote) in the grid's
+    order; the choices and contrasts under no overview come last, one each, with None for
+    the overview.  Each paper table is quoted once, after the first overview or contrast
+    that names it."""
     layout = grid.tables or (Table(grid.title, tuple((c.name, c.name)
                                                      for c in grid.configurations)),)
+    results = list(results) + tables.chosen(grid.choices, results, grid.treebanks)
     placed: set[int] = set()
+    shown: set[str] = set()
     quoted: set[str] = set()
+
+    def choices_in(names: set[str]) -> list[tables.Rendered]:
+        mine = [c for c in grid.choices if c.name in names and c.name not in shown]
+        shown.update(c.name for c in mine)
+        return [tables.render_choice(c, results, grid.treebanks) for c in mine]
 
     def quote(*keys: str | None) -> list[str]:
         new = [k for k in dict.fromkeys(keys) if k and k not in quoted]
@@ -40,9 +49,12 @@ def sections(grid: Grid, results: list[dict[str, Any]]
         names = {c for _, c in table.columns}
         mine = [k for k, c in enumerate(grid.contrasts)
                 if k not in placed and {c.a, c.b} <= names]
-        out.append((tables.render_overview(table.title, table.columns, results, grid.treebanks),
-                    [render(k) for k in mine],
+        out.append((tables.render_overview(table.title, table.columns, results, grid.treebanks,
+                                           table.statistics, table.arc_shares),
+                    choices_in(names) + [render(k) for k in mine],
                     quote(table.paper, *(grid.contrasts[k].paper for k in mine))))
+    for choice in choices_in({c.name for c in grid.choices}):
+        out.append((None, [choice], []))
     for k, contrast in enumerate(grid.contrasts):
         if k not in placed:
             out.append((None, [render(k)], quote(contrast.paper)))

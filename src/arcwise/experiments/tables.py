@@ -11,6 +11,11 @@ the treebanks it counts A's wins and averages the differences.  Cells
 without per-sentence counts (format 1, from before the package took the
 runner over) get no p-value.
 
+A choice (`grid.Choice`) stands, on each treebank, for the candidate
+configuration with the best mean dev (or test) score over the seeds every
+candidate has: `chosen` gives its cells under the choice's name, so that
+contrasts and overviews treat it like any configuration.
+
 A `Rendered` table (title, header, rows, notes) is printed with rich or
 written as Markdown.
 """
@@ -26,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from arcwise.eval.significance import stratified_shuffle
-from arcwise.experiments.grid import Contrast
+from arcwise.experiments.grid import Choice, Contrast
 
 METRICS = ("uas", "las")
 COUNT_FIELDS = {"uas": "head", "las": "labeled"}
@@ -50,6 +55,59 @@ def by_cell(results: Iterable[dict[str, Any]]) -> dict[tuple[str, str], dict[int
         cell = r["cell"]
         cells.setdefault((cell["treebank"], cell["config"]["name"]), {})[cell["seed"]] = r
     return cells
+
+
+def split_score(result: dict[str, Any], split: str, metric: str) -> float | None:
+    """A cell's dev or test UAS or LAS (None: the cell has no dev score)."""
+    if split == "test":
+        return score(result, metric)
+    value = result.get("dev", {}).get(metric)
+    return None if value is None else float(value)
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """A choice on one treebank: the candidates' mean scores on the choice's split over the
+    common seeds, and the candidate chosen (the best; the first of equals)."""
+
+    treebank: str
+    seeds: tuple[int, ...]
+    scores: dict[str, float]  # candidate -> mean score on the choice's split
+    candidate: str
+
+
+def choose(choice: Choice, results: Iterable[dict[str, Any]], treebanks: Sequence[str]
+           ) -> list[Chosen]:
+    """The choice on each treebank where every candidate has a seed in common and a score
+    on the choice's split, in the order of `treebanks`."""
+    cells = by_cell(results)
+    out = []
+    for t in treebanks:
+        runs = [cells.get((t, c), {}) for c in choice.candidates]
+        seeds = tuple(sorted(set.intersection(*(set(r) for r in runs))))
+        values = {c: [split_score(r[s], choice.by, choice.metric) for s in seeds]
+                  for c, r in zip(choice.candidates, runs)}
+        if not seeds or any(v is None for vs in values.values() for v in vs):
+            continue
+        means = {c: statistics.mean(vs) for c, vs in values.items()}
+        best = max(choice.candidates, key=lambda c: means[c])  # the first of equals
+        out.append(Chosen(t, seeds, means, best))
+    return out
+
+
+def chosen(choices: Iterable[Choice], results: Sequence[dict[str, Any]],
+           treebanks: Sequence[str]) -> list[dict[str, Any]]:
+    """The cells each choice stands for: the chosen candidate's cells (common seeds) under
+    the choice's name, with `chosen` naming the candidate."""
+    cells = by_cell(results)
+    out = []
+    for choice in choices:
+        for pick in choose(choice, results, treebanks):
+            for seed in pick.seeds:
+                r = cells[(pick.treebank, pick.candidate)][seed]
+                cell = {**r["cell"], "config": {**r["cell"]["config"], "name": choice.name}}
+                out.append({**r, "cell": cell, "chosen": pick.candidate})
+    return out
 
 
 def mark(p: float | None) -> str:
@@ -206,18 +264,78 @@ def render_contrast(result: ContrastResult) -> Rendered:
     return Rendered(f"{a} vs {b}", tuple(header), tuple(rows), tuple(notes))
 
 
+def render_choice(choice: Choice, results: Iterable[dict[str, Any]],
+                  treebanks: Sequence[str]) -> Rendered:
+    """Per treebank: each candidate's mean score on the choice's split, the one chosen, and
+    its mean test UAS and LAS (over the seeds every candidate has)."""
+    results = list(results)
+    picks = choose(choice, results, treebanks)
+    cells = by_cell(results)
+    split = f"{choice.by} {choice.metric.upper()}"
+    header = ["treebank", "seeds", *(f"{c} {split}" for c in choice.candidates), "chosen",
+              "test UAS", "test LAS"]
+    rows = []
+    for pick in picks:
+        runs = cells[(pick.treebank, pick.candidate)]
+        test = [_fmt(statistics.mean(score(runs[s], m) for s in pick.seeds)) for m in METRICS]
+        rows.append((pick.treebank, str(len(pick.seeds)),
+                     *(_fmt(pick.scores[c]) for c in choice.candidates), f"`{pick.candidate}`",
+                     *test))
+    counts = {c: sum(p.candidate == c for p in picks) for c in choice.candidates}
+    notes = [f"`{choice.name}`: per treebank, the candidate with the best mean {split} over "
+             "the seeds every candidate has (the first of equals)"
+             + ("" if choice.by == "dev" else ": chosen on test, an upper bound, not a result")
+             + "."]
+    if picks:
+        notes.append("Chosen: " + ", ".join(f"`{c}` on {n}" for c, n in counts.items())
+                     + f" of {len(picks)} treebanks.")
+    else:
+        notes.append("No treebank has results of every candidate yet.")
+    return Rendered(f"{choice.name}: the best of {', '.join(choice.candidates)} per treebank, "
+                    f"chosen on {split}", tuple(header), tuple(rows), tuple(notes))
+
+
+def treebank_statistic(results: Iterable[dict[str, Any]], treebank: str, key: str
+                       ) -> float | None:
+    """A statistic of a treebank's training data, from the first of its cells that has them."""
+    for r in results:
+        if r["cell"]["treebank"] == treebank and r.get("train_statistics"):
+            return float(r["train_statistics"][key])
+    return None
+
+
+def arc_share(runs: dict[int, dict[str, Any]], transition: str) -> float | None:
+    """The percentage of arcs `transition` builds in the static oracle's derivations of the
+    training trees (from the first of a configuration's cells on a treebank that has them)."""
+    for r in runs.values():
+        arcs = r.get("static_arcs")
+        if arcs:
+            return 100.0 * arcs.get(transition, 0) / max(sum(arcs.values()), 1)
+    return None
+
+
 def render_overview(title: str, columns: Sequence[tuple[str, str]],
-                    results: Iterable[dict[str, Any]], treebanks: Sequence[str]) -> Rendered:
+                    results: Iterable[dict[str, Any]], treebanks: Sequence[str],
+                    statistics_columns: Sequence[tuple[str, str]] = (),
+                    arc_shares: Sequence[tuple[str, str, str]] = ()) -> Rendered:
     """Mean test UAS and LAS over the seeds of each (treebank, column) and their averages;
-    a count in parentheses: the column has fewer treebanks (or seeds) than the others."""
+    a count in parentheses: the column has fewer treebanks (or seeds) than the others.
+    Then the treebank statistics of the training data ((header, key)) and the arc shares
+    ((header, configuration, transition)) asked for, when the cells have them."""
+    results = list(results)
     cells = by_cell(results)
     columns = [(h, c) for h, c in columns if any((t, c) in cells for t in treebanks)]
     shown = [t for t in treebanks if any((t, c) in cells for _, c in columns)]
     header = ["treebank"] + [x for h, _ in columns for x in (f"{h} UAS", "LAS")]
+    header += [h for h, _ in statistics_columns] + [h for h, _, _ in arc_shares]
     means = {(t, c): {m: statistics.mean(score(r, m) for r in cells[(t, c)].values())
                       for m in METRICS}
              for t in shown for _, c in columns if (t, c) in cells}
-    rows = [tuple([t] + [_fmt(means.get((t, c), {}).get(m)) for _, c in columns for m in METRICS])
+    described = {t: [treebank_statistic(results, t, key) for _, key in statistics_columns]
+                 + [arc_share(cells.get((t, c), {}), transition) for _, c, transition in arc_shares]
+                 for t in shown}
+    rows = [tuple([t] + [_fmt(means.get((t, c), {}).get(m)) for _, c in columns for m in METRICS]
+                  + [_fmt(v) for v in described[t]])
             for t in shown]
     if shown:
         average = ["**average**"]
@@ -225,6 +343,10 @@ def render_overview(title: str, columns: Sequence[tuple[str, str]],
             have = [means[(t, c)] for t in shown if (t, c) in means]
             note = "" if len(have) == len(shown) else f" ({len(have)})"
             average += [_fmt(statistics.mean(s[m] for s in have)) + note for m in METRICS]
+        for k in range(len(statistics_columns) + len(arc_shares)):
+            have = [described[t][k] for t in shown if described[t][k] is not None]
+            note = "" if len(have) in (0, len(shown)) else f" ({len(have)})"
+            average.append(_fmt(statistics.mean(have) if have else None) + note)
         rows.append(tuple(average))
     seeds = {h: sorted({s for t in shown for s in cells.get((t, c), {})}) for h, c in columns}
     if not shown:
@@ -235,4 +357,12 @@ def render_overview(title: str, columns: Sequence[tuple[str, str]],
     else:
         notes = ("Mean test UAS / LAS over the seeds of each column: " + "; ".join(
             f"{h} {', '.join(map(str, s))}" for h, s in seeds.items()) + ".",)
+    if shown and statistics_columns:
+        notes += ("Training data: " + ", ".join(f"{h} = `{key}`" for h, key in statistics_columns)
+                  + " (`arcwise stats`: % of the arcs between two words; L/R leftward/rightward,"
+                  " 1 of length 1; 2012 paper, Table 2).",)
+    if shown and arc_shares:
+        notes += ("Arc shares: % of the arcs the static oracle builds with a transition in its "
+                  "derivations of the training trees the system can build: " + ", ".join(
+                      f"{h} = `{t}` in `{c}`" for h, c, t in arc_shares) + ".",)
     return Rendered(title, tuple(header), tuple(rows), notes)

@@ -25,6 +25,14 @@ def follow_static_oracle(system, variant, state, gold, max_steps):
     max_steps (the tree is then not rebuilt; the walk is finished with the
     first legal action so `state` is terminal).
     """
+    return count_static_oracle(system, variant, state, gold, max_steps,
+                               np.zeros(0, dtype=np.int64))
+
+
+@njit(cache=True)
+def count_static_oracle(system, variant, state, gold, max_steps, taken):
+    """`follow_static_oracle`, adding 1 to taken[a] for every action a the oracle chose
+    (taken: int64 [number of actions], or empty to count nothing)."""
     n_actions = systems.n_actions(system)
     mask = np.zeros(n_actions, dtype=np.bool_)
     steps = 0
@@ -42,6 +50,8 @@ def follow_static_oracle(system, variant, state, gold, max_steps):
                     break
             if action == -1:
                 break
+        elif taken.shape[0] > 0:
+            taken[action] += 1
         systems.apply(system, state, action, -1)
         steps += 1
         if steps > 2 * max_steps:
