@@ -87,8 +87,19 @@ def train_one(treebank: str, train_path: str, parser_name: str, models: str) -> 
     seconds = round(time.perf_counter() - started, 1)
     model.save(Path(models) / treebank / f"{parser_name}.arcwise")
     return {"treebank": treebank, "parser": parser_name, "seconds": seconds,
-            "revision": report.git_revision(),
+            "revision": package_revision(),
             "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
+
+
+def package_revision() -> str:
+    """The git revision of the arcwise source the model was trained with (changes elsewhere
+    in the tree, such as results another benchmark is writing, do not make it dirty)."""
+    from arcwise.experiments.cells import source_revision
+
+    revision = source_revision()
+    if revision.commit is None:
+        return "unknown"
+    return revision.commit[:7] + (" + uncommitted changes" if revision.dirty else "")
 
 
 def train_missing(treebanks: dict[str, str], models: Path, workers: int) -> None:
