@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test clean browser
+.PHONY: demo test clean browser experiment
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "need python3.11 on PATH (or make PYTHON=...)"; exit 1; }
@@ -15,6 +15,12 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(PY) -m arcwise.demo
+
+# A paper's table in one command from a fresh clone, e.g.
+#   make experiment GRID=experiments/two-planar-2018.toml DATA=../shared/data/ud ARGS="-j 2"
+experiment: $(STAMP)
+	@test -n "$(GRID)" || { echo "usage: make experiment GRID=experiments/NAME.toml [DATA=DIR] [ARGS=...]"; exit 2; }
+	$(PY) -m arcwise experiment $(GRID) $(if $(DATA),--data $(DATA)) $(ARGS)
 
 # The report's browser test needs Debian's Chromium and ChromeDriver; without
 # them (no apt-get, not root, offline) that test is skipped with its reason.
