@@ -152,7 +152,7 @@ function show() {
   view.data.names.forEach((name, t) => {
     const [heads, labels] = sentence.trees[t];
     const panel = el("div", { class: "panel", "data-tree": name });
-    const title = el("h2", {}, name + (t === g ? " (gold)" : ""));
+    const title = el("h2", {}, name + (t === g && name !== "gold" ? " (gold)" : ""));
     if (g !== null && t !== g) title.appendChild(el("span", { class: "score" }, score(sentence, t)));
     panel.appendChild(title);
     const gold = g !== null && t !== g ? sentence.trees[g] : [null, null];
@@ -224,7 +224,7 @@ async function parseText() {
 
 // ------------------------------------------------------------------ served: oracle explorer
 
-const explorer = { heads: null, words: null, history: [], state: null };
+const explorer = { heads: null, words: null, labels: null, history: [], state: null };
 
 function explorerGold() {
   if ($("explorer-source").value === "typed" || !view.shown.length) {
@@ -273,7 +273,12 @@ function renderExplorer() {
     conf.appendChild(row);
   }
   const tree = $("explorer-tree");
-  tree.replaceChildren(renderTree(explorer.words, null, state.heads, null, explorer.heads, null));
+  const built = el("div", { class: "panel", id: "explorer-built" });
+  built.append(el("h2", {}, "arcs built (wrong heads marked)"),
+               renderTree(explorer.words, null, state.heads, null, explorer.heads, null));
+  const gold = el("div", { class: "panel", id: "explorer-gold" });
+  gold.append(el("h2", {}, "gold"), renderTree(explorer.words, null, explorer.heads, explorer.labels));
+  tree.replaceChildren(built, gold);
   const oracleSelect = $("explorer-oracle");
   if ([...oracleSelect.options].map((o) => o.value).join("|") !== state.oracles.join("|")) {
     oracleSelect.replaceChildren(...state.oracles.map((o) => el("option", { value: o }, o)));
@@ -309,6 +314,7 @@ function startExplorer() {
   const gold = explorerGold();
   explorer.heads = gold.heads;
   explorer.words = gold.words;
+  explorer.labels = gold.labels;
   explorerStep([]);
 }
 
