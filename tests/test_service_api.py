@@ -284,3 +284,33 @@ def test_explorer_requests_and_their_errors(client):
     assert_error(client.post("/v1/explore", json={"system": "arc-eager", "heads": [0] * 61}),
                  400, "1 to 60 words")
     assert json.loads(ok.text)["configuration"] == {"σ": [0, 1], "β": [2, 3, 4, 5]}
+
+
+# ---------------------------------------------------------------- fuzzing
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FIELDS = st.one_of(st.none(), st.sampled_from(["conllu", "horizontal", "vertical", "text",
+                                               "json", "en", "en-s", ""]), st.text(max_size=8))
+CONLLU_LIKE = st.lists(st.one_of(
+    st.text(max_size=12),
+    st.lists(st.sampled_from(["1", "2", "0", "_", "x", "-", "1-2", "1.1", " ", ""]),
+             min_size=1, max_size=11).map("\t".join),
+), max_size=6).map("\n".join)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.one_of(st.text(max_size=40), CONLLU_LIKE), model=FIELDS, kind=FIELDS,
+       output=FIELDS, parse=st.booleans(), tokenizer=st.booleans())
+def test_no_request_gets_a_5xx(client, data, model, kind, output, parse, tokenizer):
+    """Arbitrary values of every parameter: an answer below 500, JSON with `error` if 4xx."""
+    form = {k: v for k, v in {"data": data, "model": model, "input": kind,
+                              "output": output}.items() if v is not None}
+    form.update({"parser": ""} if parse else {})
+    form.update({"tokenizer": ""} if tokenizer else {})
+    for response in (client.post("/process", data=form),
+                     client.post("/v1/parse", json=form)):
+        assert response.status_code < 500, (form, response.text)
+        if response.status_code >= 400:
+            assert set(response.json()) == {"error"}, response.text

@@ -104,3 +104,17 @@ def test_serve_refuses_a_bad_model_in_one_line(tmp_path):
     run = arcwise("serve", "-m", bad, "--port", "0", timeout=120)
     assert run.returncode == 2
     assert "bad.arcwise" in one_line(run.stderr)
+
+
+def test_bench_serve_interleaves_bad_requests_and_reports(tiny_model):  # noqa: F811
+    """bench/serve.py, briefly: bad requests get their 4xx, good ones their 200."""
+    model, _ = tiny_model
+    run = subprocess.run([sys.executable, str(SRC.parent / "bench" / "serve.py"),
+                          "--model", str(model), "--clients", "4", "--seconds", "1.5",
+                          "--bad-every", "2", "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    result = json.loads(run.stdout)
+    assert result["unexpected"] == 0 and result["server_exit"] == 0
+    assert {"200", "400", "404", "413"} <= set(result["statuses"])
+    assert result["p50_ms"] <= result["p99_ms"] and result["peak_rss_mib"] > 0

@@ -29,6 +29,8 @@ def register(app: typer.Typer) -> None:
         max_sentence_words: int = typer.Option(
             MAX_SENTENCE_WORDS, "--max-sentence-words", min=1,
             help="Requests with a longer sentence are refused (422)."),
+        access_log: bool = typer.Option(
+            True, "--access-log/--no-access-log", help="Log each request on stdout."),
         graceful_seconds: float = typer.Option(
             30.0, "--graceful-seconds", min=0,
             help="On SIGTERM/SIGINT, how long requests in flight may take to finish."),
@@ -48,7 +50,7 @@ def register(app: typer.Typer) -> None:
 
         logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
         limits = Limits(max_request_bytes, max_sentence_words)
-        common = dict(host=host, port=port, log_level="info",
+        common = dict(host=host, port=port, log_level="info", access_log=access_log,
                       timeout_graceful_shutdown=graceful_seconds)
         try:
             if workers > 1:
