@@ -216,7 +216,7 @@ async function parseText() {
                trees: withGold ? [golds[k], parsed] : [parsed] };
     });
     setData({ names: withGold ? ["gold", answer.model] : [answer.model], gold: withGold ? 0 : null, sentences });
-    status.textContent = `${answer.sentences} sentences parsed by ${answer.model}`;
+    status.textContent = `${answer.sentences} sentence${answer.sentences === 1 ? "" : "s"} parsed by ${answer.model}`;
   } catch (error) {
     status.className = "status error"; status.textContent = error.message;
   }
