@@ -6,12 +6,15 @@
 Starts `arcwise serve` on 127.0.0.1 (a free port) with the model (without
 --model: an arc-eager perceptron trained for one epoch on the first
 --train-sentences sentences of the bundled English-EWT train split, kept in
-runs/serve/), then runs --clients concurrent clients (one keep-alive
-connection each, httpx2) for --seconds: each posts --sentences consecutive
-sentences of EWT dev as CoNLL-U to /process (parser on) and waits for the
-answer before the next.  With --bad-every K, every K-th request is bad
-(malformed CoNLL-U, a body over the limit, an unknown model, in turn) and
-must get its 4xx while the others still get 200.  Reports sentences/s,
+runs/serve/), then runs --clients concurrent clients for --seconds: each
+posts --sentences consecutive sentences of EWT dev as CoNLL-U to /process
+(parser on) and waits for the answer before the next.  The good requests go
+over one keep-alive connection per client, written and read with asyncio
+streams (bodies encoded beforehand): a full HTTP client library in the same
+process would take more CPU than the server it measures.  With
+--bad-every K, every K-th request is bad (malformed CoNLL-U, a body over the
+limit, an unknown model, in turn), sent with httpx2, and must get its 4xx
+while the others still get 200.  Reports sentences/s,
 requests/s, p50/p99 latency of good requests, the server's peak RSS (all its
 processes, sampled every 0.2 s from /proc) and its CPU seconds (so
 sentences per CPU second, which other load on a shared machine disturbs
@@ -120,6 +123,36 @@ def cpu_seconds(pids: list[int]) -> float:
     return total
 
 
+class Connection:
+    """One keep-alive HTTP/1.1 connection posting urlencoded forms (good requests only)."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.reader = self.writer = None
+
+    async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.writer.write(b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                          b"Content-Type: application/x-www-form-urlencoded\r\n"
+                          b"Content-Length: %d\r\n\r\n%s" % (path.encode(), len(body), body))
+        await self.writer.drain()
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+        length = int(next(v for k, v in headers.items() if k.lower() == "content-length"))
+        answer = await self.reader.readexactly(length)
+        if any(k.lower() == "connection" and v.lower() == "close" for k, v in headers.items()):
+            self.close()
+        return status, answer
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
 async def load(port: int, bodies: list[str], clients: int, seconds: float, bad_every: int,
                max_request_bytes: int):
     import httpx2 as httpx
@@ -129,6 +162,8 @@ async def load(port: int, bodies: list[str], clients: int, seconds: float, bad_e
         ({"data": "x" * (max_request_bytes + 1), "parser": ""}, 413),
         ({"data": bodies[0], "model": "no-such-model", "parser": ""}, 404),
     ]
+    encoded = [urllib.parse.urlencode({"data": b, "parser": ""}).encode() for b in bodies]
+    counts = [b.count("\n\n") for b in bodies]
     latencies, statuses, unexpected = [], {}, []
     sentences = 0
     counter = itertools.count()
@@ -137,24 +172,30 @@ async def load(port: int, bodies: list[str], clients: int, seconds: float, bad_e
 
     async def client(k: int, http) -> None:
         nonlocal sentences
+        connection = Connection(port)
         while time.monotonic() < stop_at:
             i = next(counter)
+            start = time.perf_counter()
             if bad_every and i % bad_every == bad_every - 1:
                 form, expected = bad_bodies[(i // bad_every) % len(bad_bodies)]
+                try:
+                    status = (await http.post(url, data=form)).status_code
+                except httpx.HTTPError as error:
+                    status = type(error).__name__
             else:
-                form, expected = {"data": bodies[i % len(bodies)], "parser": ""}, 200
-            start = time.perf_counter()
-            try:
-                response = await http.post(url, data=form)
-                status = response.status_code
-            except httpx.HTTPError as error:
-                status = type(error).__name__
+                expected = 200
+                try:
+                    status, _ = await connection.post("/process", encoded[i % len(encoded)])
+                except (OSError, asyncio.IncompleteReadError, ValueError) as error:
+                    status = type(error).__name__
+                    connection.close()
             statuses[status] = statuses.get(status, 0) + 1
             if status != expected:
                 unexpected.append((expected, status))
             elif expected == 200:
                 latencies.append(time.perf_counter() - start)
-                sentences += form["data"].count("\n\n")
+                sentences += counts[i % len(encoded)]
+        connection.close()
 
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(limits=limits, timeout=60) as http:
