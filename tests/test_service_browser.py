@@ -88,17 +88,29 @@ def test_view_draws_the_files_trees_and_marks_errors(module_browser, tiny_model,
             screenshot(browser, "view-first-sentence.png")
         browser.find_element(By.ID, "next").click()
     wrong_head = sum(bool((np.asarray(h) != s.head)[1:].any()) for s, (h, _) in zip(gold, system))
-    browser.execute_script("const s = document.getElementById('filter-error');"
-                           "s.value = 'head'; s.dispatchEvent(new Event('input'));")
+    set_filter(browser, "filter-error", "head")
     assert browser.find_element(By.ID, "count").text.startswith(f"/ {wrong_head}")
-    browser.execute_script("const s = document.getElementById('filter-error');"
-                           "s.value = ''; s.dispatchEvent(new Event('input'));")
+    set_filter(browser, "filter-error", "")
+    with_punct = sum("punct" in s.deprel for s in gold)
+    set_filter(browser, "filter-relation", "punct")
+    assert browser.find_element(By.ID, "count").text.startswith(f"/ {with_punct}")
+    set_filter(browser, "filter-relation", "")
+    set_filter(browser, "filter-length", "1-10")
+    short = sum(s.n <= 10 for s in gold)
+    assert browser.find_element(By.ID, "count").text.startswith(f"/ {short}")
+    set_filter(browser, "filter-length", "")
     search = browser.find_element(By.ID, "search")
     sent_id = next(line.split("=", 1)[1].strip() for line in gold[3].lines
                    if line.startswith("# sent_id"))
     search.send_keys(sent_id)
     assert browser.find_element(By.ID, "count").text.startswith("/ 1")
     assert sent_id in browser.find_element(By.ID, "sentence-info").text
+
+
+def set_filter(browser, select, value):
+    browser.execute_script("const s = document.getElementById(arguments[0]);"
+                           "s.value = arguments[1]; s.dispatchEvent(new Event('input'));",
+                           select, value)
 
 
 def _nonprojective_arc(head, d):
@@ -184,3 +196,19 @@ def test_served_viewer_parses_and_steps_the_oracle_to_the_end(module_browser,  #
         assert {d: h for d, (h, _, _) in built.items()} == {
             d: int(gold.head[d]) for d in range(1, gold.n + 1)}
         screenshot(browser, "serve-explorer-terminal.png")
+
+        # a gold tree typed by hand, in covington-nm: a column per oracle and bound
+        browser.execute_script("document.getElementById('explorer-source').value = 'typed';")
+        browser.find_element(By.ID, "explorer-heads").send_keys("3 3 0 3")
+        system.clear()
+        system.send_keys("covington-nm")
+        browser.find_element(By.ID, "explorer-start").click()
+        WebDriverWait(browser, 30).until(lambda b: "λ1" in b.find_element(
+            By.ID, "explorer-configuration").text)
+        columns = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#explorer-moves th'))"
+            ".map(th => th.textContent);")
+        assert [c for c in columns if c.startswith("cost")] == [
+            f"cost: priority={p}, {b} (estimate)" for p in ("none", "monotonic")
+            for b in ("upper", "pc-upper", "lower")]
+        assert status.get_attribute("data-steps") == "0"
