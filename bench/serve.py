@@ -1,7 +1,7 @@
 """Load on `arcwise serve`: concurrent clients against UDPipe's /process on loopback (issue #18).
 
     .venv/bin/python bench/serve.py [--model PATH] [--clients 50] [--sentences 10]
-        [--seconds 30] [--workers 1] [--bad-every 0] [--json]
+        [--seconds 30] [--workers 1] [--bad-every 0] [--requests N] [--json]
 
 Starts `arcwise serve` on 127.0.0.1 (a free port) with the model (without
 --model: an arc-eager perceptron trained for one epoch on the first
@@ -19,7 +19,8 @@ requests/s, p50/p99 latency of good requests, the server's peak RSS (all its
 processes, sampled every 0.2 s from /proc) and its CPU seconds (so
 sentences per CPU second, which other load on a shared machine disturbs
 less than throughput), and the machine's load average.  The server is
-stopped with SIGTERM and must exit 0.  Loopback only; bounded in time.
+stopped with SIGTERM and must exit 0, and its peak RSS must stay under
+--max-rss-mib (default 1 GiB).  Loopback only; bounded in time.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import math
 import os
 import re
 import signal
@@ -154,7 +156,7 @@ class Connection:
 
 
 async def load(port: int, bodies: list[str], clients: int, seconds: float, bad_every: int,
-               max_request_bytes: int):
+               max_request_bytes: int, requests: int | None = None):
     import httpx2 as httpx
 
     bad_bodies = [
@@ -167,7 +169,7 @@ async def load(port: int, bodies: list[str], clients: int, seconds: float, bad_e
     latencies, statuses, unexpected = [], {}, []
     sentences = 0
     counter = itertools.count()
-    stop_at = time.monotonic() + seconds
+    stop_at = float("inf")  # set once the clients are ready
     url = f"http://127.0.0.1:{port}/process"
 
     async def client(k: int, http) -> None:
@@ -175,6 +177,8 @@ async def load(port: int, bodies: list[str], clients: int, seconds: float, bad_e
         connection = Connection(port)
         while time.monotonic() < stop_at:
             i = next(counter)
+            if requests is not None and i >= requests:
+                break
             start = time.perf_counter()
             if bad_every and i % bad_every == bad_every - 1:
                 form, expected = bad_bodies[(i // bad_every) % len(bad_bodies)]
@@ -200,6 +204,7 @@ async def load(port: int, bodies: list[str], clients: int, seconds: float, bad_e
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(limits=limits, timeout=60) as http:
         started = time.monotonic()
+        stop_at = started + seconds
         await asyncio.gather(*(client(k, http) for k in range(clients)))
         elapsed = time.monotonic() - started
     return latencies, statuses, unexpected, sentences, elapsed
@@ -214,7 +219,10 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--bad-every", type=int, default=0)
+    parser.add_argument("--requests", type=int, help="stop after this many requests")
     parser.add_argument("--max-request-bytes", type=int, default=1 << 20)
+    parser.add_argument("--max-rss-mib", type=float, default=1024,
+                        help="fail (exit 1) if the server's peak RSS goes over this")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
@@ -233,7 +241,8 @@ def main(argv=None) -> int:
     cpu_before = cpu_seconds(process_tree(process.pid))
     try:
         latencies, statuses, unexpected, sentences, elapsed = asyncio.run(load(
-            port, bodies, args.clients, args.seconds, args.bad_every, args.max_request_bytes))
+            port, bodies, args.clients, args.seconds, args.bad_every, args.max_request_bytes,
+            args.requests))
         cpu = cpu_seconds(process_tree(process.pid)) - cpu_before
     finally:
         sampling.set()
@@ -250,8 +259,8 @@ def main(argv=None) -> int:
         "sentences_per_second": round(sentences / elapsed, 1),
         "requests_per_second": round(len(latencies) / elapsed, 1),
         "p50_ms": round(1000 * statistics.median(latencies), 1) if latencies else None,
-        "p99_ms": round(1000 * latencies[int(0.99 * (len(latencies) - 1))], 1)
-        if latencies else None,
+        "p99_ms": round(1000 * latencies[math.ceil(0.99 * len(latencies)) - 1], 1)
+        if latencies else None,  # nearest rank
         "server_cpu_seconds": round(cpu, 1),
         "sentences_per_server_cpu_second": round(sentences / cpu, 1) if cpu else None,
         "peak_rss_mib": round(peak[0] / 2**20, 1),
@@ -267,7 +276,10 @@ def main(argv=None) -> int:
     else:
         for key, value in result.items():
             print(f"{key:32} {value}")
-    return 0 if not unexpected and exit_code == 0 else 1
+    within = peak[0] <= args.max_rss_mib * 2**20
+    if not within:
+        print(f"peak RSS over the stated limit of {args.max_rss_mib} MiB", file=sys.stderr)
+    return 0 if not unexpected and exit_code == 0 and within else 1
 
 
 if __name__ == "__main__":

@@ -110,11 +110,11 @@ def test_bench_serve_interleaves_bad_requests_and_reports(tiny_model):  # noqa: 
     """bench/serve.py, briefly: bad requests get their 4xx, good ones their 200."""
     model, _ = tiny_model
     run = subprocess.run([sys.executable, str(SRC.parent / "bench" / "serve.py"),
-                          "--model", str(model), "--clients", "4", "--seconds", "1.5",
-                          "--bad-every", "2", "--json"],
+                          "--model", str(model), "--clients", "4", "--seconds", "120",
+                          "--requests", "12", "--bad-every", "2", "--json"],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     result = json.loads(run.stdout)
     assert result["unexpected"] == 0 and result["server_exit"] == 0
-    assert {"200", "400", "404", "413"} <= set(result["statuses"])
+    assert result["statuses"] == {"200": 6, "400": 2, "404": 2, "413": 2}
     assert result["p50_ms"] <= result["p99_ms"] and result["peak_rss_mib"] > 0
