@@ -10,52 +10,16 @@ browser or driver is ever downloaded: Selenium gets both paths.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
-
-import pytest
 
 from arcwise.analysis.analyze import analyze
 from arcwise.analysis.report import write_report
+from tests.browser import browser  # noqa: F401 -- a fixture
 
 DATA = Path(__file__).resolve().parent / "data" / "analysis"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run",
-        "--window-size=1400,1000")
 
 
-@pytest.fixture
-def browser():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
-                                    "(pip install -e '.[test]')")
-    for path in (CHROMIUM, CHROMEDRIVER):
-        if not Path(path).exists():
-            pytest.skip(f"{path} not found: apt-get install chromium chromium-driver "
-                        "(make test does it)")
-    from selenium.common.exceptions import WebDriverException
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="arcwise-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (*ARGS, f"--user-data-dir={profile}"):
-        options.add_argument(arg)
-    try:
-        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    except WebDriverException as error:
-        shutil.rmtree(profile, ignore_errors=True)
-        pytest.skip(f"Chromium would not start: {str(error).strip().splitlines()[0]}")
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def test_every_figure_renders_in_a_browser(browser, tmp_path):
+def test_every_figure_renders_in_a_browser(browser, tmp_path):  # noqa: F811
     analysis = analyze([DATA / "gold.conllu"],
                        [[DATA / "a_traced.conllu"], [DATA / "b.conllu"]], ["A", "B"],
                        samples=200, command="arcwise analyze (test)")

@@ -62,6 +62,8 @@ COMMAND_MODULES = [
     "oracle",
     "loss_bounds",
     "experiment",
+    "serve",
+    "view",
 ]
 
 for _name in COMMAND_MODULES:

@@ -1,0 +1,94 @@
+"""`arcwise serve`: the parsing service (`arcwise.service.app`) under uvicorn."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import typer
+
+CONFIG_VARIABLE = "ARCWISE_SERVE_CONFIG"  # how `--workers` hands the options to each worker
+
+
+def register(app: typer.Typer) -> None:
+    from arcwise.service.limits import MAX_REQUEST_BYTES, MAX_SENTENCE_WORDS
+
+    @app.command("serve")
+    def serve_command(
+        model: list[str] = typer.Option(
+            ..., "--model", "-m",
+            help="A model file, or NAME=FILE; repeat for several (the first is the default)."),
+        host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+        port: int = typer.Option(8000, "--port", help="Port to listen on (0: any free one)."),
+        workers: int = typer.Option(
+            1, "--workers", min=1,
+            help="Server processes (each loads the models); 1 keeps one process."),
+        max_request_bytes: int = typer.Option(
+            MAX_REQUEST_BYTES, "--max-request-bytes", min=1,
+            help="Larger request bodies are refused (413)."),
+        max_sentence_words: int = typer.Option(
+            MAX_SENTENCE_WORDS, "--max-sentence-words", min=1,
+            help="Requests with a longer sentence are refused (422)."),
+        access_log: bool = typer.Option(
+            True, "--access-log/--no-access-log", help="Log each request on stdout."),
+        graceful_seconds: float = typer.Option(
+            30.0, "--graceful-seconds", min=0,
+            help="On SIGTERM/SIGINT, how long requests in flight may take to finish."),
+    ) -> None:
+        """Serve MODEL(s) over HTTP: a JSON API (/docs), UDPipe 1's /process, the viewer at /.
+
+        Models are loaded and warmed before the port opens; SIGTERM stops
+        accepting connections, lets the requests in flight finish and exits 0.
+        """
+        import logging
+
+        from arcwise import interrupts
+        from arcwise.service.limits import Limits
+        from arcwise.service.models import load_models
+
+        uvicorn, create_app = _service_stack()
+
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
+        limits = Limits(max_request_bytes, max_sentence_words)
+        common = dict(host=host, port=port, log_level="info", access_log=access_log,
+                      timeout_graceful_shutdown=graceful_seconds)
+        try:
+            if workers > 1:
+                load_models(model)  # fail here, in one line, before any worker starts
+                os.environ[CONFIG_VARIABLE] = json.dumps(
+                    {"models": model, "limits": [max_request_bytes, max_sentence_words]})
+                uvicorn.run("arcwise.cli.serve:app_from_environment", factory=True,
+                            workers=workers, **common)
+            else:
+                app_ = create_app(load_models(model), limits)
+                uvicorn.Server(uvicorn.Config(app_, **common)).run()
+        except interrupts.Interrupted as interrupt:
+            # uvicorn handles SIGTERM/SIGINT while it serves (a graceful shutdown) and
+            # raises the signal again when done; that is a clean stop, not an error
+            if interrupt.name not in ("SIGTERM", "SIGINT"):
+                raise
+            print(f"arcwise serve: stopped by {interrupt.name}", flush=True)
+
+
+def _service_stack():
+    """(uvicorn, create_app), or the one-line error naming the missing extra."""
+    try:
+        import uvicorn
+
+        from arcwise.service.app import create_app
+    except ImportError as error:
+        from arcwise.errors import ArcwiseError
+
+        raise ArcwiseError(f"arcwise serve needs {error.name}: pip install 'arcwise[serve]'"
+                           ) from None
+    return uvicorn, create_app
+
+
+def app_from_environment():
+    """The app of one `--workers` process, configured by the parent's options."""
+    from arcwise.service.app import create_app
+    from arcwise.service.limits import Limits
+    from arcwise.service.models import load_models
+
+    config = json.loads(os.environ[CONFIG_VARIABLE])
+    return create_app(load_models(config["models"]), Limits(*config["limits"]))

@@ -1,0 +1,338 @@
+"""The ASGI application of ``arcwise serve`` (FastAPI; run by uvicorn).
+
+Endpoints (the OpenAPI schema is at ``/openapi.json``, browsable at ``/docs``):
+
+- ``GET /health``: the process answers; ``GET /ready``: models loaded and
+  warmed, not shutting down (503 otherwise);
+- ``GET /v1/models``; ``POST /v1/parse``: parse CoNLL-U, pre-tokenized text
+  (``horizontal``, ``vertical``) or raw text (models with a tokenizer), answer
+  CoNLL-U or JSON;
+- ``GET|POST /models`` and ``/process``: UDPipe 1's REST API (parameters
+  ``model``, ``data``, ``input``, ``tokenizer``, ``tagger``, ``parser``,
+  ``output``; the answer ``{"model", "acknowledgements", "result"}``), so
+  UDPipe clients work unchanged.  As in UDPipe, the input is parsed only when
+  ``parser`` is present (any value), ``tokenizer`` means raw text, and a
+  ``model`` names a model or a prefix of one;
+- ``GET /``: the viewer; ``GET /v1/systems``, ``POST /v1/explore``: the oracle
+  explorer (`arcwise.service.explorer`).
+
+Errors are ``{"error": "one line"}``: 400 malformed input (``line N: ...``),
+404 unknown model, 413 body over the limit, 422 a sentence over the word
+limit or raw text without a tokenizer, 500 (logged, never a traceback).
+Parsing runs on `models.Batcher`'s thread, reading and writing in the thread
+pool, so the event loop keeps answering while a batch is parsed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+
+from arcwise import __version__
+from arcwise.service import explorer, formats
+from arcwise.service.errors import RequestError, TooLarge, UnknownModel, Unprocessable
+from arcwise.service.limits import Limits
+from arcwise.service.models import Batcher, ServedModel
+
+log = logging.getLogger("arcwise.serve")
+
+ACKNOWLEDGEMENTS = ["arcwise " + __version__ + ": data-driven dependency parsing"]
+
+
+# ---------------------------------------------------------------- schema
+
+
+class ParseRequest(BaseModel):
+    data: str = Field(description="The text to parse, in the `input` format.")
+    model: str | None = Field(None, description="A model name (or a prefix of one); "
+                              "default: the server's first model.")
+    input: str = Field("conllu", description="conllu, horizontal (a sentence per line), "
+                       "vertical (a word per line) or text (raw; models with a tokenizer).")
+    output: Literal["conllu", "json", "horizontal", "vertical"] = "conllu"
+
+
+class ParseResponse(BaseModel):
+    model: str
+    sentences: int = Field(description="How many sentences were parsed.")
+    result: str | list[dict[str, Any]] = Field(
+        description="The parse: text for conllu/horizontal/vertical, for json a list of "
+                    "{id, words: [{id, form, lemma, upos, xpos, feats, head, deprel}]}.")
+
+
+class ModelInfo(BaseModel):
+    name: str
+    system: str
+    file: str
+    components: list[str]
+    inputs: list[str]
+
+
+class ModelList(BaseModel):
+    default: str
+    models: list[ModelInfo]
+
+
+class ExploreRequest(BaseModel):
+    system: str = Field(description="A transition system name, e.g. arc-eager or covington-nm.")
+    heads: list[int] = Field(description="Gold head of each word 1..n (0: the root).")
+    history: list[str] = Field([], description="The transitions applied so far, in order.")
+
+
+class ErrorResponse(BaseModel):
+    error: str
+
+
+ERRORS = {code: {"model": ErrorResponse} for code in (400, 404, 413, 422, 500)}
+
+
+# ---------------------------------------------------------------- body limit
+
+
+class BodyLimit:
+    """ASGI middleware: a body over `limit` bytes is answered 413 before the app reads it
+    all (Content-Length over the limit, or a streamed body that grows past it)."""
+
+    def __init__(self, app, limit: int):
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length")
+        too_large = TooLarge(f"request body over the limit of {self.limit:,} bytes")
+        if length is not None and length.isdigit() and int(length) > self.limit:
+            return await _send_error(send, too_large)
+        received = 0
+        started = False
+
+        async def counted_receive():
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise too_large
+            return message
+
+        async def tracked_send(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, tracked_send)
+        except TooLarge as error:
+            if not started:
+                await _send_error(send, error)
+
+
+async def _send_error(send, error: RequestError) -> None:
+    response = JSONResponse({"error": str(error)}, status_code=error.status)
+    await response({"type": "http"}, None, send)
+
+
+# ---------------------------------------------------------------- the app
+
+
+class Service:
+    """What the endpoints share: the models, the limits, the batching thread."""
+
+    def __init__(self, models: dict[str, ServedModel], limits: Limits):
+        if not models:
+            raise ValueError("no models to serve")
+        self.models = models
+        self.default = next(iter(models))
+        self.limits = limits
+        self.batcher: Batcher | None = None
+        self.ready = False
+
+    def model(self, name: str | None) -> ServedModel:
+        """The model called `name` (or the first whose name starts with it), else 404."""
+        if not name:
+            return self.models[self.default]
+        if name in self.models:
+            return self.models[name]
+        for candidate, model in self.models.items():
+            if candidate.startswith(name):
+                return model
+        raise UnknownModel(f"unknown model {name!r}; this server has: {', '.join(self.models)}")
+
+    def read(self, kind: str, data: str, model: ServedModel) -> list:
+        sentences = formats.read(kind, data, model.parser)
+        limit = self.limits.max_sentence_words
+        for k, s in enumerate(sentences, 1):
+            if s.n > limit:
+                where = f"line {s.first_line}: " if kind == "conllu" else ""
+                raise Unprocessable(f"{where}sentence {k} has {s.n} words; "
+                                    f"this server parses at most {limit}")
+        return sentences
+
+    async def run(self, model: ServedModel, kind: str, data: str, output: str,
+                  parse: bool = True) -> tuple[int, Any]:
+        """(sentence count, output) of parsing `data` (or only converting it, parse=False)."""
+        if output != "json" and output not in formats.OUTPUTS:
+            raise RequestError(f"unknown output format {output!r}; "
+                               f"known: {', '.join([*formats.OUTPUTS, 'json'])}")
+        sentences = await run_in_threadpool(self.read, kind, data, model)
+        trees = None
+        if parse and sentences:
+            trees = await asyncio.wrap_future(self.batcher.submit(model, sentences))
+        result = await run_in_threadpool(formats.write, output, sentences, trees)
+        return len(sentences), result
+
+
+def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> FastAPI:
+    """The ASGI app serving `models` (loaded and warmed: `models.load_models`)."""
+    service = Service(models, limits)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        service.batcher = Batcher()
+        service.ready = True
+        log.info("arcwise serve: ready with %s", ", ".join(models))
+        try:
+            yield
+        finally:
+            service.ready = False
+            await run_in_threadpool(service.batcher.close, 60)
+
+    app = FastAPI(title="arcwise", version=__version__, lifespan=lifespan,
+                  description="Dependency parsing with arcwise: a JSON API, UDPipe 1's "
+                              "/process, and the viewer with the oracle explorer at /.")
+    app.state.service = service
+    _error_handlers(app)
+
+    @app.get("/health", tags=["service"])
+    async def health() -> dict[str, str]:
+        """The process is up and its event loop answers."""
+        return {"status": "ok"}
+
+    @app.get("/ready", tags=["service"], responses={503: {"model": ErrorResponse}})
+    async def ready():
+        """Models loaded and warmed, and not shutting down."""
+        if not service.ready:
+            return JSONResponse({"error": "not ready"}, status_code=503)
+        return {"ready": True, "models": list(service.models)}
+
+    @app.get("/v1/models", tags=["parse"], response_model=ModelList)
+    async def list_models() -> ModelList:
+        return ModelList(default=service.default,
+                         models=[ModelInfo(**m.info()) for m in service.models.values()])
+
+    @app.post("/v1/parse", tags=["parse"], response_model=ParseResponse, responses=ERRORS)
+    async def parse(request: ParseRequest) -> ParseResponse:
+        """Parse `data` with a model; the output keeps the input's lines but HEAD, DEPREL
+        and DEPS (CoNLL-U), or gives each word's columns (JSON)."""
+        model = service.model(request.model)
+        count, result = await service.run(model, request.input, request.data, request.output)
+        return ParseResponse(model=model.name, sentences=count, result=result)
+
+    async def udpipe_models() -> dict[str, Any]:
+        """UDPipe 1's ``models``: each model's components and the default model."""
+        return {"models": {m.name: m.components() for m in service.models.values()},
+                "default_model": service.default}
+
+    async def udpipe_process(request: Request) -> dict[str, Any]:
+        """UDPipe 1's ``process`` (query string, urlencoded or multipart form)."""
+        params = dict(request.query_params)
+        if request.method == "POST":
+            form = await request.form(max_part_size=service.limits.max_request_bytes)
+            params.update({k: v for k, v in form.items() if isinstance(v, str)})
+            for k, v in form.items():
+                if not isinstance(v, str):  # an uploaded file
+                    params[k] = (await v.read()).decode("utf-8", "replace")
+        if "data" not in params:
+            raise RequestError("required argument 'data' is missing")
+        model = service.model(params.get("model"))
+        kind = "text" if "tokenizer" in params else params.get("input") or "conllu"
+        _, result = await service.run(model, kind, params["data"],
+                                      params.get("output") or "conllu",
+                                      parse="parser" in params)
+        return {"model": model.name, "acknowledgements": ACKNOWLEDGEMENTS, "result": result}
+
+    for method in ("GET", "POST"):  # UDPipe answers both
+        app.add_api_route("/models", udpipe_models, methods=[method], tags=["UDPipe 1"],
+                          operation_id=f"udpipe_models_{method.lower()}")
+        app.add_api_route("/process", udpipe_process, methods=[method], tags=["UDPipe 1"],
+                          operation_id=f"udpipe_process_{method.lower()}", responses=ERRORS,
+                          openapi_extra=UDPIPE_PROCESS_SCHEMA[method])
+
+    @app.get("/v1/systems", tags=["oracle explorer"])
+    async def list_systems() -> dict[str, Any]:
+        """Every transition system name the explorer steps."""
+        return {"systems": explorer.system_names(), "max_words": explorer.MAX_WORDS}
+
+    @app.post("/v1/explore", tags=["oracle explorer"], responses=ERRORS)
+    async def explore(request: ExploreRequest) -> dict[str, Any]:
+        """The configuration after `history`, with every legal transition's cost under
+        each oracle (and bound), each oracle's loss and choice, the loss after each step."""
+        return await run_in_threadpool(explorer.explore, request.system, request.heads,
+                                       request.history)
+
+    @app.get("/", include_in_schema=False)
+    async def viewer() -> HTMLResponse:
+        from arcwise.service.viewer import page
+
+        return HTMLResponse(page(None, served=True))
+
+    app.add_middleware(BodyLimit, limit=limits.max_request_bytes)
+    return app
+
+
+_UDPIPE_PARAMETERS = [
+    {"name": name, "in": "query", "required": False, "schema": {"type": "string"},
+     "description": text}
+    for name, text in [
+        ("data", "The input text (required, here or in the form body)."),
+        ("model", "A model name or a prefix of one (default: the first model)."),
+        ("input", "conllu (default), horizontal or vertical."),
+        ("tokenizer", "Present: the data is raw text (models with a tokenizer only)."),
+        ("tagger", "Present: tag (models without a tagger keep the input's tags)."),
+        ("parser", "Present: parse (absent: the input is only converted)."),
+        ("output", "conllu (default), horizontal, vertical or json."),
+    ]
+]
+UDPIPE_PROCESS_SCHEMA = {
+    "GET": {"parameters": _UDPIPE_PARAMETERS},
+    "POST": {"parameters": _UDPIPE_PARAMETERS, "requestBody": {"required": False, "content": {
+        media: {"schema": {"type": "object", "properties": {
+            p["name"]: {"type": "string", "description": p["description"]}
+            for p in _UDPIPE_PARAMETERS}}}
+        for media in ("application/x-www-form-urlencoded", "multipart/form-data")}}},
+}
+
+
+def _error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestError)
+    async def request_error(request: Request, error: RequestError) -> JSONResponse:
+        return JSONResponse({"error": str(error)}, status_code=error.status)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        return JSONResponse({"error": str(error.detail)}, status_code=error.status_code,
+                            headers=getattr(error, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        problems = ["{}: {}".format(".".join(map(str, e.get("loc", ()))), e.get("msg", ""))
+                    for e in error.errors()]
+        return JSONResponse({"error": "; ".join(problems) or "invalid request"},
+                            status_code=422)
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, error: Exception) -> JSONResponse:
+        log.error("internal error on %s %s", request.method, request.url.path,
+                  exc_info=(type(error), error, error.__traceback__))
+        return JSONResponse({"error": "internal error (the server logged it)"},
+                            status_code=500)

@@ -1,0 +1,26 @@
+"""The errors a request can cause, each with its HTTP status; `str()` is the whole message."""
+
+from __future__ import annotations
+
+from arcwise.errors import ArcwiseError
+
+
+class RequestError(ArcwiseError):
+    """A bad request: answered with `status` and ``{"error": message}``, never a traceback."""
+
+    status = 400
+
+
+class UnknownModel(RequestError):
+    status = 404
+
+
+class Unprocessable(RequestError):
+    """Well-formed, but this server or model cannot do it (a sentence over the word limit,
+    raw text for a model without a tokenizer)."""
+
+    status = 422
+
+
+class TooLarge(RequestError):
+    status = 413

@@ -1,0 +1,47 @@
+"""A served tiny model, shared by the service tests: the app (TestClient) and a real
+uvicorn on loopback, both bounded in requests and time."""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts"  # screenshots; git-ignored
+
+
+def served_app(model_path, **limits):
+    """The app serving `model_path` as ``en`` (and ``en-second``), loaded and warmed."""
+    pytest.importorskip("fastapi", reason="the serve extra is not installed")
+    from arcwise.service.app import create_app
+    from arcwise.service.limits import Limits
+    from arcwise.service.models import load_models
+
+    return create_app(load_models([f"en={model_path}", f"en-second={model_path}"]),
+                      Limits(**limits))
+
+
+@contextmanager
+def uvicorn_thread(app, timeout: float = 30):
+    """`app` under a real uvicorn on 127.0.0.1 (a free port), in a thread; yields its URL."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                                           timeout_graceful_shutdown=10))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout)

@@ -1,0 +1,316 @@
+"""`arcwise serve`'s application through Starlette's TestClient: the JSON API, UDPipe 1's
+/process, the limits and their error codes, the batching thread, the oracle explorer."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from arcwise.io import conllu
+from tests.ewt import DATA
+from tests.serve_helpers import served_app
+from tests.tiny_model import tiny_model  # noqa: F401 -- a fixture
+
+pytest.importorskip("fastapi", reason="the serve extra is not installed")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from arcwise.service import explorer, formats  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client(tiny_model):  # noqa: F811
+    model, _ = tiny_model
+    app = served_app(model, max_request_bytes=20_000, max_sentence_words=40)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def dev_text():
+    sentences = list(itertools.islice(conllu.read(DATA / "dev.conllu.gz"), 8))
+    return "".join(map(conllu.format_sentence, sentences))
+
+
+def parser_of(client):
+    return client.app.state.service.models["en"].parser
+
+
+def assert_error(response, status, *fragments):
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and "\n" not in body["error"], body
+    assert "Traceback" not in response.text
+    for fragment in fragments:
+        assert fragment in body["error"], body
+
+
+def test_health_ready_and_models(client):
+    assert client.get("/health").json() == {"status": "ok"}
+    assert client.get("/ready").json() == {"ready": True, "models": ["en", "en-second"]}
+    listed = client.get("/v1/models").json()
+    assert listed["default"] == "en"
+    assert listed["models"][0] == {"name": "en", "system": "arc-eager", "file": "tiny.arcwise",
+                                   "components": ["parser"],
+                                   "inputs": ["conllu", "horizontal", "vertical"]}
+
+
+def test_openapi_schema_documents_every_endpoint(client):
+    schema = client.get("/openapi.json").json()
+    assert {"/health", "/ready", "/v1/models", "/v1/parse", "/models", "/process",
+            "/v1/systems", "/v1/explore"} <= set(schema["paths"])
+    assert set(schema["paths"]["/process"]) == {"get", "post"}
+    names = {p["name"] for p in schema["paths"]["/process"]["get"]["parameters"]}
+    assert names == {"model", "data", "input", "tokenizer", "tagger", "parser", "output"}
+
+
+def test_parse_conllu_equals_the_python_api(client, dev_text, tmp_path):
+    response = client.post("/v1/parse", json={"data": dev_text})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["model"] == "en" and body["sentences"] == 8
+    source, expected = tmp_path / "in.conllu", tmp_path / "out.conllu"
+    source.write_text(dev_text)
+    parser_of(client).parse_file(source, expected)
+    assert body["result"] == expected.read_text()
+
+
+def test_pretokenized_input_and_json_output(client):
+    words = [["The", "dog", "barked", "."], ["It", "rained"]]
+    horizontal = "\n".join(" ".join(w) for w in words) + "\n"
+    vertical = "\n\n".join("\n".join(w) for w in words) + "\n"
+    answers = [client.post("/v1/parse", json={"data": data, "input": kind, "output": "json"})
+               for kind, data in (("horizontal", horizontal), ("vertical", vertical))]
+    assert answers[0].status_code == 200, answers[0].text
+    assert answers[0].json() == answers[1].json()
+    result = answers[0].json()["result"]
+    assert [[w["form"] for w in s["words"]] for s in result] == words
+    trees = parser_of(client).parse(formats.read("horizontal", horizontal))
+    for s, (head, deprel) in zip(result, trees):
+        assert [w["head"] for w in s["words"]] == head[1:].tolist()
+        assert [w["deprel"] for w in s["words"]] == list(deprel[1:])
+
+
+def test_udpipe_process_is_compatible(client, dev_text):
+    expected = client.post("/v1/parse", json={"data": dev_text}).json()["result"]
+    form = client.post("/process", data={"data": dev_text, "tagger": "", "parser": ""})
+    assert form.status_code == 200, form.text
+    assert form.json() == {"model": "en", "acknowledgements": form.json()["acknowledgements"],
+                           "result": expected}
+    files = client.post("/process", data={"model": "en-sec", "parser": ""},
+                        files={"data": ("in.conllu", dev_text.encode())})
+    assert files.json()["model"] == "en-second" and files.json()["result"] == expected
+    query = client.get("/process", params={"data": "The dog barked .", "input": "horizontal",
+                                           "parser": "", "output": "conllu"})
+    assert query.status_code == 200 and query.json()["result"].count("\n") == 5
+    unparsed = client.post("/process", data={"data": dev_text})  # no `parser`: only read
+    assert unparsed.json()["result"] == dev_text
+    assert client.get("/models").json() == {
+        "models": {"en": ["parser"], "en-second": ["parser"]}, "default_model": "en"}
+
+
+def test_errors_are_one_line_json_with_the_right_status(client, dev_text):
+    bad = dev_text.replace("\t", " ", 1)
+    assert_error(client.post("/v1/parse", json={"data": bad}), 400, "line 5:", "columns")
+    assert_error(client.post("/process", data={"data": bad, "parser": ""}), 400, "line 5:")
+    assert_error(client.post("/process", data={"parser": ""}), 400, "'data' is missing")
+    assert_error(client.post("/v1/parse", json={"data": "x", "model": "fr"}), 404, "'fr'")
+    assert_error(client.post("/process", data={"data": "x", "model": "de"}), 404)
+    long = " ".join(["w"] * 41)
+    assert_error(client.post("/v1/parse", json={"data": long, "input": "horizontal"}), 422,
+                 "41 words", "at most 40")
+    assert_error(client.post("/process", data={"data": "A text.", "tokenizer": ""}), 422,
+                 "en has no tokenizer")
+    assert_error(client.post("/v1/parse", json={"data": "x", "input": "text"}), 422,
+                 "no tokenizer")
+    assert_error(client.post("/v1/parse", json={"data": "x", "input": "xml"}), 400, "'xml'")
+    assert_error(client.post("/process", data={"data": "x", "output": "matxin"}), 400)
+    assert_error(client.post("/v1/parse", json={"text": "x"}), 422, "data")
+    assert_error(client.post("/v1/parse", content=b"{not json",
+                             headers={"content-type": "application/json"}), 422)
+    assert_error(client.get("/no/such/page"), 404)
+    big = "x " * 12_000
+    assert_error(client.post("/v1/parse", json={"data": big}), 413, "20,000 bytes")
+    streamed = client.post("/process", content=iter([b"data=", big.encode()]),
+                           headers={"content-type": "application/x-www-form-urlencoded"})
+    assert_error(streamed, 413)
+    assert client.get("/health").status_code == 200
+
+
+def test_a_failing_parse_is_a_500_and_the_service_goes_on(client, monkeypatch):
+    parser = parser_of(client)
+    calls = []
+
+    def broken(sentences, **options):
+        calls.append(len(sentences))
+        raise RuntimeError("a bug in the parser")
+
+    monkeypatch.setattr(parser, "parse", broken)
+    assert_error(client.post("/v1/parse", json={"data": "a b", "input": "horizontal"}), 500,
+                 "internal error")
+    assert calls
+    monkeypatch.undo()
+    ok = client.post("/v1/parse", json={"data": "a b", "input": "horizontal"})
+    assert ok.status_code == 200, ok.text
+
+
+def test_batcher_parses_waiting_jobs_together_and_isolates_failures(client):
+    import threading
+
+    from arcwise.service.models import Batcher, ServedModel
+
+    parser = parser_of(client)
+    sentences = list(itertools.islice(conllu.read(DATA / "dev.conllu.gz"), 12))
+    alone = parser.parse(sentences)
+    release, calls = threading.Event(), []
+
+    class Recording:  # the parser, recording its calls; "poison" fails, "wait" blocks
+        system = parser.system
+
+        def parse(self, batch, **options):
+            calls.append(len(batch))
+            if any(s.form[1] == "wait" for s in batch):
+                release.wait(30)
+            if any(s.form[1] == "poison" for s in batch):
+                raise RuntimeError("poisoned")
+            return parser.parse(batch, **options)
+
+    model = ServedModel("rec", "rec.arcwise", Recording())
+    batcher = Batcher(max_sentences=64)
+    try:
+        blocker = batcher.submit(model, formats.read("horizontal", "wait here"))
+        while not calls:  # the blocker is being parsed: the jobs below wait together
+            release.wait(0.01)
+        futures = [batcher.submit(model, sentences[k : k + 3]) for k in range(0, 12, 3)]
+        poisoned = batcher.submit(model, formats.read("horizontal", "poison pill"))
+        release.set()
+        blocker.result(timeout=60)
+        got = [tree for f in futures for tree in f.result(timeout=60)]
+        with pytest.raises(RuntimeError, match="poisoned"):
+            poisoned.result(timeout=60)
+    finally:
+        batcher.close(60)
+    # the blocker alone, then the five waiting jobs in one call, then each job alone
+    assert calls == [1, 13, 3, 3, 3, 3, 1]
+    for (h1, d1), (h2, d2) in zip(got, alone):
+        assert np.array_equal(h1, h2) and d1 == d2
+
+
+def test_a_served_tokenizer_reads_raw_text(client):
+    """Raw text is an input kind like the others: a model with `tokenize` reads it."""
+    from arcwise.service.models import ServedModel
+
+    parser = parser_of(client)
+
+    class WithTokenizer:
+        system = parser.system
+
+        def tokenize(self, text):
+            return formats.read("horizontal", text.replace(".", " ."))
+
+        def parse(self, sentences, **options):
+            return parser.parse(sentences, **options)
+
+    service = client.app.state.service
+    service.models["tok"] = ServedModel("tok", "tok.arcwise", WithTokenizer())
+    try:
+        answer = client.post("/process", data={"data": "The dog barked.", "model": "tok",
+                                               "tokenizer": "", "parser": "", "output": "json"})
+        assert answer.status_code == 200, answer.text
+        assert [w["form"] for w in answer.json()["result"][0]["words"]] == [
+            "The", "dog", "barked", "."]
+        assert client.get("/models").json()["models"]["tok"] == ["tokenizer", "parser"]
+    finally:
+        del service.models["tok"]
+
+
+# ---------------------------------------------------------------- the oracle explorer
+
+GOLD = [2, 0, 2, 5, 3]  # 1 <- 2 -> 3 -> 5 -> 4, projective
+
+
+def follow(system, heads, oracle=None, wrong_first=None):
+    history = [] if wrong_first is None else [wrong_first]
+    while True:
+        state = explorer.explore(system, heads, history)
+        if state["terminal"]:
+            return state
+        history.append(state["choice"][oracle or state["oracles"][0]])
+
+
+@pytest.mark.parametrize("system", explorer.system_names())
+def test_following_the_oracle_reaches_a_terminal_configuration(system):
+    state = follow(system, GOLD)
+    assert state["legal"] == [] and len(state["trajectory"]) == len(state["history"]) + 1
+    if state["can_build"] and all(state["exact"].values()):
+        assert state["tree"] == GOLD and state["trajectory"][-1] == 0
+
+
+def test_a_wrong_transition_raises_the_loss_by_its_cost():
+    state = explorer.explore("arc-eager", GOLD, ["shift"])
+    costly = [m for m in state["legal"] if m["costs"]["oracle"] > 0]
+    assert costly
+    for move in costly:
+        after = explorer.explore("arc-eager", GOLD, ["shift", move["action"]])
+        assert after["trajectory"][-1] - after["trajectory"][-2] == move["costs"]["oracle"]
+    final = follow("arc-eager", GOLD, wrong_first="right-arc")
+    assert final["trajectory"][-1] == 1 and sum(
+        h != g for h, g in zip(final["tree"], GOLD)) == 1
+
+
+def test_covington_nm_shows_every_bound_of_each_oracle():
+    state = explorer.explore("covington-nm", [3, 3, 0], ["shift"])
+    assert state["oracles"] == [f"priority={p}, {b}" for p in ("none", "monotonic")
+                                for b in ("upper", "pc-upper", "lower")]
+    for move in state["legal"]:
+        assert set(move["costs"]) == set(state["oracles"])
+
+
+def test_explorer_requests_and_their_errors(client):
+    systems = client.get("/v1/systems").json()["systems"]
+    assert "covington-nm" in systems and "arc-hybrid+swap" in systems
+    ok = client.post("/v1/explore", json={"system": "arc-eager", "heads": GOLD,
+                                          "history": ["shift"]})
+    assert ok.status_code == 200 and ok.json()["history"] == ["shift"]
+    assert_error(client.post("/v1/explore", json={"system": "arc-eagle", "heads": GOLD}), 400,
+                 "unknown transition system")
+    assert_error(client.post("/v1/explore", json={"system": "arc-eager", "heads": [2, 1]}), 400,
+                 "not a tree")
+    assert_error(client.post("/v1/explore", json={"system": "arc-eager", "heads": GOLD,
+                                                  "history": ["reduce"]}), 400,
+                 "step 1: 'reduce' is not legal")
+    assert_error(client.post("/v1/explore", json={"system": "arc-eager", "heads": [0] * 61}),
+                 400, "1 to 60 words")
+    assert json.loads(ok.text)["configuration"] == {"σ": [0, 1], "β": [2, 3, 4, 5]}
+
+
+# ---------------------------------------------------------------- fuzzing
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FIELDS = st.one_of(st.none(), st.sampled_from(["conllu", "horizontal", "vertical", "text",
+                                               "json", "en", "en-s", ""]), st.text(max_size=8))
+CONLLU_LIKE = st.lists(st.one_of(
+    st.text(max_size=12),
+    st.lists(st.sampled_from(["1", "2", "0", "_", "x", "-", "1-2", "1.1", " ", ""]),
+             min_size=1, max_size=11).map("\t".join),
+), max_size=6).map("\n".join)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.one_of(st.text(max_size=40), CONLLU_LIKE), model=FIELDS, kind=FIELDS,
+       output=FIELDS, parse=st.booleans(), tokenizer=st.booleans())
+def test_no_request_gets_a_5xx(client, data, model, kind, output, parse, tokenizer):
+    """Arbitrary values of every parameter: an answer below 500, JSON with `error` if 4xx."""
+    form = {k: v for k, v in {"data": data, "model": model, "input": kind,
+                              "output": output}.items() if v is not None}
+    form.update({"parser": ""} if parse else {})
+    form.update({"tokenizer": ""} if tokenizer else {})
+    for response in (client.post("/process", data=form),
+                     client.post("/v1/parse", json=form)):
+        assert response.status_code < 500, (form, response.text)
+        if response.status_code >= 400:
+            assert set(response.json()) == {"error"}, response.text

@@ -1,0 +1,120 @@
+"""`arcwise serve` as a user runs it: a real uvicorn on loopback, a handful of requests,
+bad ones interleaved with good ones, and SIGTERM while a request is in flight."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.parse
+
+import pytest
+
+from tests.tiny_model import SRC, tiny_model  # noqa: F401 -- a fixture
+
+pytest.importorskip("uvicorn", reason="the serve extra is not installed")
+
+STARTUP_SECONDS = 240  # loads the compiled kernels from numba's cache (or compiles them)
+
+
+def start(*args):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(SRC), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    process = subprocess.Popen([sys.executable, "-m", "arcwise", "serve", "--port", "0", *args],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    deadline = time.monotonic() + STARTUP_SECONDS
+    seen = []
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        if not line:
+            break
+        seen.append(line)
+        if "Uvicorn running on http://127.0.0.1:" in line:
+            port = int(line.split("127.0.0.1:")[1].split()[0])
+            return process, port, seen
+    process.kill()
+    pytest.fail("arcwise serve did not start:\n" + "".join(seen))
+
+
+def request(port, method, path, form=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    body = urllib.parse.urlencode(form) if form is not None else None
+    headers = {"Content-Type": "application/x-www-form-urlencoded"} if form is not None else {}
+    conn.request(method, path, body=body, headers=headers)
+    response = conn.getresponse()
+    answer = response.status, json.loads(response.read())
+    conn.close()
+    return answer
+
+
+def test_serve_answers_and_shuts_down_gracefully_on_sigterm(tiny_model):  # noqa: F811
+    model, three = tiny_model
+    text = three.read_text()
+    process, port, _ = start("-m", f"en={model}", "--max-sentence-words", "40")
+    try:
+        assert request(port, "GET", "/ready") == (200, {"ready": True, "models": ["en"]})
+        good = {"data": text, "parser": ""}
+        status, first = request(port, "POST", "/process", good)
+        assert status == 200 and first["result"].count("\n\n") == 3
+        bad = [({"data": text.replace("\t", " ", 3)}, 400), ({"data": "x", "model": "fr"}, 404),
+               ({"data": "w " * 41, "input": "horizontal", "parser": ""}, 422),
+               ({"data": "A text.", "tokenizer": ""}, 422)]
+        for form, expected in bad:
+            status, answer = request(port, "POST", "/process", form)
+            assert status == expected and set(answer) == {"error"}, answer
+            assert request(port, "POST", "/process", good) == (200, first)
+
+        # a request in flight when SIGTERM comes: half its body sent, then the rest
+        body = urllib.parse.urlencode(good).encode()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.putrequest("POST", "/process")
+        conn.putheader("Content-Type", "application/x-www-form-urlencoded")
+        conn.putheader("Content-Length", str(len(body)))
+        conn.endheaders()
+        conn.send(body[: len(body) // 2])
+        time.sleep(0.3)
+        process.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        assert process.poll() is None  # still serving the request in flight
+        conn.send(body[len(body) // 2 :])
+        response = conn.getresponse()
+        assert response.status == 200 and json.loads(response.read()) == first
+        conn.close()
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, err
+    assert "stopped by SIGTERM" in out and "Traceback" not in err
+    with pytest.raises(OSError):
+        request(port, "GET", "/health")
+
+
+def test_serve_refuses_a_bad_model_in_one_line(tmp_path):
+    from tests.tiny_model import arcwise, one_line
+
+    bad = tmp_path / "bad.arcwise"
+    bad.write_bytes(b"not a model")
+    run = arcwise("serve", "-m", bad, "--port", "0", timeout=120)
+    assert run.returncode == 2
+    assert "bad.arcwise" in one_line(run.stderr)
+
+
+def test_bench_serve_interleaves_bad_requests_and_reports(tiny_model):  # noqa: F811
+    """bench/serve.py, briefly: bad requests get their 4xx, good ones their 200."""
+    model, _ = tiny_model
+    run = subprocess.run([sys.executable, str(SRC.parent / "bench" / "serve.py"),
+                          "--model", str(model), "--clients", "4", "--seconds", "120",
+                          "--requests", "12", "--bad-every", "2", "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    result = json.loads(run.stdout)
+    assert result["unexpected"] == 0 and result["server_exit"] == 0
+    assert result["statuses"] == {"200": 6, "400": 2, "404": 2, "413": 2}
+    assert result["p50_ms"] <= result["p99_ms"] and result["peak_rss_mib"] > 0
