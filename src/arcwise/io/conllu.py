@@ -563,6 +563,47 @@ def _column_name(k: int) -> str:
     return f"{COLUMNS[k]} column" if k < len(COLUMNS) else f"column {k + 1}"
 
 
+# ---------------------------------------------------------------- from tokens
+
+
+Token = tuple[str, Sequence[str], bool]  # (surface form, its words, space after it)
+
+
+def from_tokens(
+    tokens: Sequence[Token],
+    sent_id: str | None = None,
+    *,
+    path: str = "<text>",
+    first_line: int = 1,
+) -> Sentence:
+    """A new untagged, unparsed sentence of tokens, as the tokenizer and plain inputs make it.
+
+    Each token is (surface, words, space_after): a token of several words becomes a
+    multiword range line followed by its words; ``SpaceAfter=No`` goes on the token
+    when space_after is False (the last token's is ignored).  The sentence gets
+    ``# sent_id`` (if given) and ``# text`` (the surfaces joined by their spaces).
+    Raises `InputError` for a token or word that cannot be written in a FORM column.
+    """
+    text = "".join(surface + (" " if space else "") for surface, _, space in tokens[:-1])
+    lines = [] if sent_id is None else [f"# sent_id = {sent_id}"]
+    lines.append(f"# text = {text}{tokens[-1][0] if tokens else ''}")
+    i = 1
+    for k, (surface, words, space_after) in enumerate(tokens):
+        misc = "_" if space_after or k == len(tokens) - 1 else "SpaceAfter=No"
+        if len(words) > 1:
+            lines.append(f"{i}-{i + len(words) - 1}\t{surface}\t_\t_\t_\t_\t_\t_\t_\t{misc}")
+            for word in words:
+                lines.append(f"{i}\t{word}\t_\t_\t_\t_\t_\t_\t_\t_")
+                i += 1
+        else:
+            lines.append(f"{i}\t{surface}\t_\t_\t_\t_\t_\t_\t_\t{misc}")
+            i += 1
+    for line in lines:
+        if "\n" in line or "\r" in line:
+            raise InputError(path, first_line, "a line end inside a token")
+    return parse_block("\n".join(lines), path, first_line)
+
+
 # ---------------------------------------------------------------- trees
 
 
