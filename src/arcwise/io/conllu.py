@@ -580,7 +580,8 @@ def from_tokens(
 
     Each token is (surface, words, space_after): a token of several words becomes a
     multiword range line followed by its words; ``SpaceAfter=No`` goes on the token
-    when space_after is False (the last token's is ignored).  The sentence gets
+    when space_after is False (on the last token: the next sentence follows without a
+    space).  The sentence gets
     ``# sent_id`` (if given) and ``# text`` (the surfaces joined by their spaces).
     Raises `InputError` for a token or word that cannot be written in a FORM column.
     """
@@ -588,8 +589,8 @@ def from_tokens(
     lines = [] if sent_id is None else [f"# sent_id = {sent_id}"]
     lines.append(f"# text = {text}{tokens[-1][0] if tokens else ''}")
     i = 1
-    for k, (surface, words, space_after) in enumerate(tokens):
-        misc = "_" if space_after or k == len(tokens) - 1 else "SpaceAfter=No"
+    for surface, words, space_after in tokens:
+        misc = "_" if space_after else "SpaceAfter=No"
         if len(words) > 1:
             lines.append(f"{i}-{i + len(words) - 1}\t{surface}\t_\t_\t_\t_\t_\t_\t_\t{misc}")
             for word in words:
