@@ -656,6 +656,34 @@ def with_tree(
     )
 
 
+_TAG_COLUMN_INDEX = {"lemma": 2, "upos": 3, "xpos": 4, "feats": 5}
+
+
+def with_columns(sentence: Sentence, **columns: Sequence[str]) -> Sentence:
+    """A copy of `sentence` with new values in some of LEMMA, UPOS, XPOS and FEATS
+    (keywords lemma, upos, xpos, feats; n + 1 entries each, entry 0 ignored): in
+    `lines` only those columns of word lines change."""
+    unknown = set(columns) - set(_TAG_COLUMN_INDEX)
+    if unknown:
+        raise ValueError(f"with_columns: no such column {', '.join(sorted(unknown))}")
+    n = sentence.n
+    for name, values in columns.items():
+        if len(values) != n + 1:
+            raise ValueError(f"{name} has {len(values)} entries; the sentence needs {n + 1}")
+        _check_relations(values[1:])  # the same rule: non-empty, no tab or line end
+    lines, word_lines = _lines(sentence)
+    lines = list(lines)
+    for i, k in enumerate(word_lines.tolist()[1:] if hasattr(word_lines, "tolist")
+                          else list(word_lines)[1:], 1):
+        fields = lines[k].split("\t")
+        for name, values in columns.items():
+            fields[_TAG_COLUMN_INDEX[name]] = values[i]
+        lines[k] = "\t".join(fields)
+    fields = {name: (ROOT, *values[1:]) for name, values in columns.items()}
+    return dataclasses.replace(sentence, lines=lines,
+                               word_lines=np.asarray(word_lines, dtype=np.int32), **fields)
+
+
 def misc(sentence: Sentence) -> tuple[str, ...]:
     """The MISC column of every word (n + 1 entries, entry 0 ``_``); the tenth
     column, PDEPREL, of a CoNLL-X sentence."""
