@@ -224,8 +224,22 @@ def register(app: typer.Typer) -> None:
             "the monotonic system's loss (Honnibal et al. 2013, §6), or not. Default: monotonic "
             "for arc-eager-nm (that paper), none for covington-nm (the 2017 paper).",
         ),
+        pipeline: bool = typer.Option(
+            False, "--pipeline",
+            help="Train a pipeline model: a tokenizer and sentence splitter, a tagger and the "
+            "parser SYSTEM (the components of --components), in one model file that parses raw "
+            "text (arcwise parse --input text).",
+        ),
+        components: str = typer.Option(
+            "tokenizer,tagger,parser", "--components",
+            help="--pipeline: which components, comma-separated.",
+        ),
     ) -> None:
         """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.
+
+        --system tagger (UPOS, XPOS, FEATS) and --system tokenizer (tokens, sentences,
+        multiword tokens from raw text) train those components alone; --pipeline trains
+        several into one model file (see --components).
 
         Gold trees the system cannot build are counted (in the log and in the
         summary printed at the end): static training skips them, dynamic
@@ -240,6 +254,12 @@ def register(app: typer.Typer) -> None:
         from arcwise.io import read_treebank
         from arcwise.train import train
 
+        if system in ("tagger", "tokenizer") or pipeline:
+            wanted = [system] if not pipeline else [c.strip() for c in components.split(",")]
+            _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed,
+                            oracle, bound, decoder, update, explore_from, explore_p,
+                            pseudo_projective, oracle_priority)
+            return
         check_options(ctx, system, oracle.value, bound, decoder, update)
         check_output(output, train_path, dev_path, guide_path)
         train_sentences = list(read_treebank(train_path))
@@ -343,3 +363,62 @@ def _train_graph_parser(train_sentences, dev, output, order, decoder, update, ep
         json.dump({"system": "mst", "hyperparameters": parser.hyperparameters, "epochs": log},
                   out, indent=2)
     print(f"wrote {output} and {log_path}", file=sys.stderr)
+
+
+def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed, oracle,
+                    bound, decoder, update, explore_from, explore_p, pseudo_projective,
+                    oracle_priority) -> None:
+    """`arcwise train --system tagger|tokenizer` and `--pipeline`: the components in
+    `wanted`, each trained on TRAIN (the parser on its gold tags), into one pipeline file."""
+    from arcwise.io import read_treebank
+    from arcwise.pipeline.pipeline import COMPONENTS, Pipeline
+    from arcwise.pipeline.tagger import Tagger
+    from arcwise.pipeline.tokenizer import Tokenizer
+
+    unknown = [c for c in wanted if c not in COMPONENTS]
+    if unknown or not wanted:
+        raise ArcwiseError(f"--components {','.join(wanted)}: use some of {', '.join(COMPONENTS)}")
+    if "parser" in wanted:
+        check_options(ctx, system, oracle.value, bound, decoder, update)
+    check_output(output, train_path, dev_path)
+    train_sentences = list(read_treebank(train_path))
+    dev = list(read_treebank(dev_path)) if dev_path else None
+    tokenizer = tagger = parser = None
+    log: dict = {}
+
+    def report(what):
+        return lambda entry: print(f"{what} epoch {entry['epoch']}: " + ", ".join(
+            f"{k} {v:.4f}" for k, v in entry.items() if k != "epoch"), file=sys.stderr,
+            flush=True)
+
+    if "tokenizer" in wanted:
+        tokenizer = Tokenizer.train(train_sentences, dev, seed=seed, progress=report("tokenizer"))
+        log["tokenizer"] = tokenizer.scores
+    if "tagger" in wanted:
+        tagger = Tagger.train(train_sentences, dev, seed=seed, progress=report("tagger"))
+        log["tagger"] = tagger.scores
+    if "parser" in wanted:
+        if system == "mst":
+            from arcwise.graph.mst_parser import train_graph_parser
+
+            parser, _ = train_graph_parser(train_sentences, dev, epochs=epochs, seed=seed)
+        else:
+            from arcwise.train import train
+
+            try:
+                parser, log["parser"] = train(
+                    system, train_sentences, dev, oracle=oracle.value, bound=bound,
+                    epochs=epochs, explore_from=explore_from, explore_p=explore_p, seed=seed,
+                    progress=report(f"parser {system}"),
+                    pseudo_projective=pseudo_projective.value if pseudo_projective else None,
+                    oracle_priority=oracle_priority.value if oracle_priority else None)
+            except ValueError as error:
+                raise ArcwiseError(str(error)) from None
+    model = Pipeline(tokenizer, tagger, parser, ["arcwise", *sys.argv[1:]])
+    saved_and_verified(model, output)
+    log_path = output.with_name(output.name + ".log.json")
+    from arcwise.io.atomic import atomic_write
+
+    with atomic_write(log_path) as out:
+        json.dump(log, out, indent=2, default=str)
+    print(f"wrote {output} ({', '.join(model.components)}) and {log_path}", file=sys.stderr)

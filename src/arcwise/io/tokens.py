@@ -57,3 +57,19 @@ def read(source: conllu.Source) -> Iterator[Sentence]:
         count += 1
         yield conllu.from_tokens([(w, (w,), True) for w in words], str(count),
                                  path=name, first_line=number)
+
+
+def paragraphs(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
+    """(file name, first line, text) of every paragraph of a plain UTF-8 text: the lines
+    between blank lines, joined by LF (for a tokenizer, which ends a sentence at each)."""
+    name, first, block = "<text>", 0, []
+    for name, number, line in lines(source):
+        if line.strip():
+            if not block:
+                first = number
+            block.append(line)
+        elif block:
+            yield name, first, "\n".join(block)
+            block = []
+    if block:
+        yield name, first, "\n".join(block)
