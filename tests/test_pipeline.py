@@ -29,7 +29,7 @@ UDEVAL = Path(sys.executable).parent / "udeval"
 @pytest.fixture(scope="module")
 def model(tmp_path_factory) -> Path:
     sentences, _ = train_and_dev(N_TRAIN, 0)
-    pipeline = Pipeline(Tokenizer.train(sentences, epochs=2, buckets=2**14),
+    pipeline = Pipeline(Tokenizer.train(sentences, epochs=3, buckets=2**14),
                         Tagger.train(sentences, epochs=2, buckets=2**12),
                         train("arc-eager", sentences, epochs=1, transition_buckets=2**12,
                               label_buckets=2**10)[0])
