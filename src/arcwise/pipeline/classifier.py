@@ -31,7 +31,6 @@ def weights_from(arrays: Mapping[str, np.ndarray], names: Sequence[str], source:
                  prefix: str = "") -> pc.Weights:
     """Averaged weights from a model file's arrays (named `prefix` + the perceptron's names)."""
     own = {name[len(prefix):]: a for name, a in arrays.items() if name.startswith(prefix)}
-    own.update(_EMPTY_LABEL_TABLE)  # not stored: it has no columns
     try:
         classes = class_set(list(names))
     except (ValueError, TypeError) as error:
@@ -43,11 +42,5 @@ def weights_from(arrays: Mapping[str, np.ndarray], names: Sequence[str], source:
 
 
 def arrays_of(weights: pc.Weights, prefix: str = "") -> dict[str, np.ndarray]:
-    """The model-file arrays of averaged weights, names prefixed (the empty label table
-    is left out)."""
-    return {prefix + name: a for name, a in pc.to_arrays(weights).items()
-            if name not in _EMPTY_LABEL_TABLE}
-
-
-_EMPTY_LABEL_TABLE = {"label_rows": np.zeros(0, dtype="<i4"),
-                      "label_weights": np.zeros((0, 0), dtype="<f4")}
+    """The model-file arrays of averaged weights, names prefixed."""
+    return {prefix + name: a for name, a in pc.to_arrays(weights).items()}
