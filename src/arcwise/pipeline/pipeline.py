@@ -42,11 +42,13 @@ class Pipeline:
     """A tokenizer, a tagger and a parser, each optional (see the module docstring)."""
 
     def __init__(self, tokenizer: Tokenizer | None = None, tagger: Tagger | None = None,
-                 parser=None, command_line: Sequence[str] = ()):
+                 parser=None, command_line: Sequence[str] = (),
+                 hyperparameters: dict[str, Any] | None = None):
         if tokenizer is None and tagger is None and parser is None:
             raise ValueError("a pipeline needs at least one component")
         self.tokenizer, self.tagger, self.parser = tokenizer, tagger, parser
         self.command_line = list(command_line)
+        self.hyperparameters = dict(hyperparameters or {})  # how the parts were trained together
 
     @property
     def components(self) -> tuple[str, ...]:
@@ -183,7 +185,8 @@ class Pipeline:
             a, parts["parser"] = self.parser.saved()
             arrays.update({"parser_" + name: array for name, array in a.items()})
         meta = {"system": SYSTEM, "options": {}, "labels": [], "vocabularies": {},
-                "training_data_sha256": None, "scores": {}, "hyperparameters": {},
+                "training_data_sha256": None, "scores": {},
+                "hyperparameters": self.hyperparameters,
                 "command_line": self.command_line, "pipeline": parts}
         return arrays, meta
 
@@ -213,4 +216,5 @@ class Pipeline:
             own = {name[len("parser_"):]: a for name, a in arrays.items()
                    if name.startswith("parser_")}
             parser = from_saved(own, parts["parser"], f"{source} (parser)")
-        return cls(tokenizer, tagger, parser, meta.get("command_line", []))
+        return cls(tokenizer, tagger, parser, meta.get("command_line", []),
+                   meta.get("hyperparameters"))
