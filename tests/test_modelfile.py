@@ -94,6 +94,25 @@ def test_round_trip_is_exact(model_path, mapped):
     assert modelfile.read_meta(model_path) == meta
 
 
+@pytest.mark.parametrize("mapped", [False, True])
+@pytest.mark.parametrize("compression", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_zero_size_arrays_round_trip(tmp_path, mapped, compression):
+    empty = {"no_rows": np.zeros((0, 6), np.float32), "no_columns": np.zeros((5, 0), np.int64),
+             "nothing": np.zeros(0, np.int32), "flags": np.zeros((0, 0), np.bool_)}
+    path = tmp_path / "empty_arrays.arcwise"
+    modelfile.save(path, {**arrays(), **empty}, META)
+    if compression == zipfile.ZIP_DEFLATED:
+        members = members_of(path)
+        with zipfile.ZipFile(path, "w", compression=compression) as zf:
+            for name, data in members.items():
+                zf.writestr(name, data)
+    loaded, meta = modelfile.load(path, mapped=mapped)
+    for name, array in {**arrays(), **empty}.items():
+        assert loaded[name].dtype == array.dtype and loaded[name].shape == array.shape, name
+        assert loaded[name].tobytes() == array.tobytes(), name
+    assert meta["arrays"]["no_columns"] == {"dtype": "<i8", "shape": [5, 0]}
+
+
 def test_identical_inputs_give_identical_bytes(tmp_path, model_path):
     again = tmp_path / "again.arcwise"
     shuffled_arrays = dict(reversed(list(arrays().items())))

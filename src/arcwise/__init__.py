@@ -52,11 +52,17 @@ _use_numba_cache_dir()
 
 
 def load(path):
-    """Load a trained parser, transition-based, graph-based or guided (stacking):
-    ``arcwise.load("model.arcwise").parse(sentences)`` or ``.parse_file(input, output)``."""
+    """Load a trained model: a parser, transition-based, graph-based or guided (stacking):
+    ``arcwise.load("model.arcwise").parse(sentences)`` or ``.parse_file(input, output)``;
+    or a pipeline (tokenizer, tagger, parser: `arcwise.pipeline.pipeline.Pipeline`):
+    ``nlp = arcwise.load("en.pipeline"); doc = nlp("Raw text.")``."""
     from arcwise.models.modelfile import read_meta
 
     meta = read_meta(path)
+    if meta["system"] == "pipeline":
+        from arcwise.pipeline.pipeline import Pipeline
+
+        return Pipeline.load(path)
     if "guide" in meta:
         from arcwise.stacking import GuidedParser
 

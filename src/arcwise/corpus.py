@@ -12,7 +12,10 @@ through untouched.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -51,3 +54,44 @@ def nothing_to_learn(total: int, not_trees: int, unbuildable: int, one_word: int
         (one_word, "of one word"),
     ] if count]
     return f"nothing to learn from: of {total:,} training sentences, {', '.join(reasons)}"
+
+
+def from_words(words: Sequence[str], source: str = "<words>") -> Sentence:
+    """An untagged, unparsed sentence of these words (every other column ``_``).
+
+    Raises ArcwiseError for an empty sentence or a word that cannot be written in a
+    FORM column (empty, or holding a tab, a line end or another control character).
+    """
+    from arcwise.errors import ArcwiseError
+
+    words = tuple(words)
+    if not words:
+        raise ArcwiseError(f"{source}: a sentence needs at least one word")
+    for word in words:
+        if not isinstance(word, str) or not _FORM.fullmatch(word):
+            raise ArcwiseError(f"{source}: {word!r} cannot be a word (empty, or a tab, "
+                               "line end or control character in it)")
+    blank = (ROOT,) + ("_",) * len(words)
+    return Sentence(form=(ROOT, *words), lemma=blank, upos=blank, xpos=blank, feats=blank,
+                    head=np.full(len(words) + 1, -1, dtype=np.int32), deprel=blank,
+                    source=source)
+
+
+def as_sentences(given: Any) -> tuple[list[Sentence], bool]:
+    """What a parser's ``parse`` accepts, as (sentences, whether one sentence was given).
+
+    A Sentence; a string (one sentence, its words separated by whitespace); a
+    sequence of strings (one pre-tokenized sentence); or a sequence of any of those.
+    """
+    if isinstance(given, Sentence):
+        return [given], True
+    if isinstance(given, str):
+        return [from_words(given.split(), "<text>")], True
+    items = list(given)
+    if items and all(isinstance(item, str) for item in items):
+        return [from_words(items)], True
+    return [as_sentences(item)[0][0] if not isinstance(item, Sentence) else item
+            for item in items], False
+
+
+_FORM = re.compile(r"[^\t\n\r\x00-\x1f\x7f]+")

@@ -39,7 +39,7 @@ from numba import njit, prange
 
 from arcwise import interrupts
 from arcwise import systems as registry
-from arcwise.corpus import ROOT, Sentence
+from arcwise.corpus import ROOT, Sentence, as_sentences
 from arcwise.errors import ArcwiseError
 from arcwise.features import FeatureTable, batch_matrix, extract
 from arcwise.io import annotate, conllu, read_treebank
@@ -59,7 +59,7 @@ from arcwise.trees.pseudoprojective import (
     projectivize,
     split_label,
 )
-from arcwise.vocab import Vocabularies
+from arcwise.vocab import Vocabularies, check_tagged
 
 BATCH_SENTENCES = 4096  # sentences per compiled call (bounds the flat arrays)
 
@@ -471,6 +471,10 @@ class Parser:
     ) -> Any:
         """The (head, deprel) of a sentence, or the list of them for a sequence of sentences.
 
+        A sentence is a `Sentence`, a string of words separated by whitespace or
+        a list of words (`arcwise.corpus.as_sentences`).  A model trained with
+        tags refuses words without any (`arcwise.vocab.check_tagged`).
+
         Every parse is a tree with exactly one word attached to 0, as UD
         demands (`single_rooted`); single_root=False gives the tree the
         parser built, in which several words may hang from 0.
@@ -479,9 +483,11 @@ class Parser:
         (head, deprel, trace) instead: what the transitions did
         (`arcwise.trace.Trace`); the trees are the same.
         """
-        if isinstance(sentences, Sentence):
+        sentences, single = as_sentences(sentences)
+        if single:
             guides = None if guide is None else [guide]
-            return self.parse([sentences], single_root=single_root, guide=guides, trace=trace)[0]
+            return self.parse(sentences, single_root=single_root, guide=guides, trace=trace)[0]
+        check_tagged(sentences, self.vocabularies)
         trees = []
         for start in range(0, len(sentences), BATCH_SENTENCES):
             end = start + BATCH_SENTENCES

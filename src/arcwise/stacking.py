@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from arcwise.corpus import Sentence
+from arcwise.corpus import Sentence, as_sentences
 from arcwise.errors import ArcwiseError
 from arcwise.io import annotate
 from arcwise.io.conllu import with_tree
@@ -122,8 +122,9 @@ class GuidedParser:
         """The (head, deprel) of a sentence, or the list of them for a sequence of sentences;
         trace=True (a transition-based guided model): (head, deprel, the guided
         parser's `arcwise.trace.Trace`), as `arcwise.parse.Parser.parse`."""
-        if isinstance(sentences, Sentence):
-            return self.parse([sentences], single_root, trace)[0]
+        sentences, single = as_sentences(sentences)
+        if single:
+            return self.parse(sentences, single_root, trace)[0]
         if trace and is_graph_based(self):  # before the guide runs
             raise ArcwiseError(NOT_TRANSITION_BASED)
         sentences = list(sentences)

@@ -213,3 +213,35 @@ class Vocabularies:
         empty = {"strings": [], "frozen": True}
         return cls(**{column: Vocabulary.from_dict(data[column]) for column in COLUMNS},
                    **{column: Vocabulary.from_dict(data.get(column, empty)) for column in DERIVED})
+
+
+TAG_COLUMNS = ("upos", "xpos", "feats")
+
+
+def tag_columns(vocabularies: Vocabularies) -> tuple[str, ...]:
+    """The tag columns a model learned from: those whose vocabulary holds a value besides ``_``."""
+    return tuple(c for c in TAG_COLUMNS if any(s != "_" for s in getattr(vocabularies, c)))
+
+
+def untagged(sentences: Sequence[Sentence], columns: Sequence[str] = TAG_COLUMNS) -> bool:
+    """Whether the sentences have words and every word has ``_`` in every one of `columns`."""
+    if not columns or not any(s.n for s in sentences):
+        return False
+    return all(value == "_" for s in sentences for c in columns for value in getattr(s, c)[1:])
+
+
+def check_tagged(sentences: Sequence[Sentence], vocabularies: Vocabularies) -> None:
+    """ArcwiseError when a model trained with tags is given words without any: a parser
+    reading ``_`` where it learned tags builds garbage trees, so it must not run."""
+    from arcwise.errors import ArcwiseError
+
+    columns = tag_columns(vocabularies)
+    if untagged(sentences, columns):
+        source = next((s.source for s in sentences if s.source), "input")
+        names = ", ".join(c.upper() for c in columns)
+        raise ArcwiseError(
+            f"{source}: the words have no tags ({names} all _) but the model was trained with "
+            "tags, so its trees would be garbage; tag the input first (e.g. with a pipeline "
+            "model that has a tagger: arcwise train --pipeline), or parse with a model "
+            "trained without tags"
+        )

@@ -14,7 +14,14 @@ def register(app: typer.Typer) -> None:
     def parse_command(
         model: str = typer.Option(..., "--model", "-m", help="Model file from `arcwise train`."),
         source: str = typer.Argument(
-            "-", metavar="IN", help="CoNLL-U or CoNLL-X file (.gz allowed), - for stdin."
+            "-", metavar="IN", help="Input file (.gz allowed), - for stdin."
+        ),
+        input_format: str = typer.Option(
+            None, "--input", "-i",
+            help="What IN holds: conllu (CoNLL-U or CoNLL-X; the default, or from the "
+            "extension), tokens (one sentence per line, tokens separated by spaces), or text "
+            "(plain text: needs a model with a tokenizer).",
+            show_default=False,
         ),
         output: str = typer.Option(
             "-", "--output", "-o", help="Output file (written atomically), - for stdout."
@@ -35,6 +42,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Parse IN with MODEL; the output keeps every line and column but HEAD, DEPREL, DEPS.
 
+        IN is CoNLL-U (or CoNLL-X) by default; --input tokens reads one sentence
+        per line and writes CoNLL-U.  A model trained with tags refuses input
+        whose UPOS, XPOS and FEATS are all _ (exit 2), unless it has a tagger.
+
         Every output is a tree; CoNLL-U output has one root per sentence (valid
         UD) unless --multi-root, CoNLL-X output may have several unless
         --single-root.  DEPS becomes the new HEAD:DEPREL where the input had
@@ -45,12 +56,22 @@ def register(app: typer.Typer) -> None:
         --trace adds MISC attributes (see `arcwise.trace` and the README).
         """
         import arcwise
+        from arcwise.errors import ArcwiseError
+        from arcwise.io import INPUT_FORMATS
 
+        known = (*INPUT_FORMATS, "text")
+        if input_format is not None and input_format not in known:
+            raise ArcwiseError(f"--input {input_format}: use one of {', '.join(known)}")
+        format = None if input_format == "conllu" else input_format
         parser = arcwise.load(model)
+        if format == "text" and getattr(parser, "tokenizer", None) is None:
+            raise ArcwiseError(f"--input text: {model} has no tokenizer; give tokens "
+                               "(--input tokens: one sentence per line) or a pipeline model "
+                               "with a tokenizer (arcwise train --pipeline)")
         with _progress(source != "-" and sys.stderr.isatty(), source) as progress:
             try:
-                parser.parse_file(source, output, single_root=single_root, progress=progress,
-                                  trace=trace)
+                parser.parse_file(source, output, format=format, single_root=single_root,
+                                  progress=progress, trace=trace)
             except BrokenPipeError:  # whoever read our stdout has gone (`| head`): stop quietly
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 raise typer.Exit(1) from None

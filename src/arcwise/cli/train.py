@@ -22,6 +22,11 @@ class Priority(str, Enum):  # arcwise.oracles.priority.PRIORITIES
     none = "none"
 
 
+class Tags(str, Enum):  # arcwise.pipeline.predicted_tags.TAGS
+    gold = "gold"
+    predicted = "predicted"
+
+
 class Encoding(str, Enum):  # arcwise.trees.pseudoprojective.ENCODINGS
     head = "head"
     path = "path"
@@ -232,8 +237,31 @@ def register(app: typer.Typer) -> None:
             "feature models); --no-variant-features: the base system's table. Recorded in "
             "the model, which stores its feature table.",
         ),
+        pipeline: bool = typer.Option(
+            False, "--pipeline",
+            help="Train a pipeline model: a tokenizer and sentence splitter, a tagger and the "
+            "parser SYSTEM (the components of --components), in one model file that parses raw "
+            "text (arcwise parse --input text).",
+        ),
+        components: str = typer.Option(
+            "tokenizer,tagger,parser", "--components",
+            help="--pipeline: which components, comma-separated.",
+        ),
+        tags: Tags = typer.Option(
+            None, "--tags",
+            help="The tags the parser trains on: gold, or predicted by a tagger that never saw "
+            "the sentence (jackknifing, --tag-folds); the model then holds that tagger, trained "
+            "on all of TRAIN, and tags untagged input with it. Default: predicted for a "
+            "--pipeline with a tagger, else gold.",
+        ),
+        tag_folds: int = typer.Option(10, "--tag-folds", min=2,
+                                      help="--tags predicted: jackknifing folds."),
     ) -> None:
         """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.
+
+        --system tagger (UPOS, XPOS, FEATS) and --system tokenizer (tokens, sentences,
+        multiword tokens from raw text) train those components alone; --pipeline trains
+        several into one model file (see --components).
 
         Gold trees the system cannot build are counted (in the log and in the
         summary printed at the end): static training skips them, dynamic
@@ -248,6 +276,21 @@ def register(app: typer.Typer) -> None:
         from arcwise.io import read_treebank
         from arcwise.train import train
 
+        predicted = tags is not None and tags.value == "predicted"
+        if system in ("tagger", "tokenizer") or pipeline or predicted:
+            if guide_path is not None:
+                raise ArcwiseError("--guide cannot be combined with --pipeline or --tags "
+                                   "predicted yet")
+            wanted = ([c.strip() for c in components.split(",")] if pipeline
+                      else [system] if system in ("tagger", "tokenizer") else ["tagger", "parser"])
+            _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed,
+                            tags.value if tags else None, tag_folds,
+                            dict(oracle=oracle, bound=bound, order=order, decoder=decoder,
+                                 update=update, explore_from=explore_from, explore_p=explore_p,
+                                 pseudo_projective=pseudo_projective,
+                                 oracle_priority=oracle_priority,
+                                 variant_features=variant_features))
+            return
         check_options(ctx, system, oracle.value, bound, decoder, update)
         check_output(output, train_path, dev_path, guide_path)
         train_sentences = list(read_treebank(train_path))
@@ -351,3 +394,58 @@ def _train_graph_parser(train_sentences, dev, output, order, decoder, update, ep
         json.dump({"system": "mst", "hyperparameters": parser.hyperparameters, "epochs": log},
                   out, indent=2)
     print(f"wrote {output} and {log_path}", file=sys.stderr)
+
+
+def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed, tags,
+                    tag_folds, parser_options) -> None:
+    """`arcwise train --system tagger|tokenizer`, `--pipeline` and `--tags predicted`: the
+    components in `wanted` (`arcwise.pipeline.training`) in one pipeline model file."""
+    from arcwise.io import read_treebank
+    from arcwise.pipeline.pipeline import COMPONENTS
+    from arcwise.pipeline.training import train_pipeline
+
+    unknown = [c for c in wanted if c not in COMPONENTS]
+    if unknown or not wanted:
+        raise ArcwiseError(f"--components {','.join(wanted)}: use some of {', '.join(COMPONENTS)}")
+    o = parser_options
+    if "parser" in wanted:
+        check_options(ctx, system, o["oracle"].value, o["bound"], o["decoder"], o["update"])
+    check_output(output, train_path, dev_path)
+    train_sentences = list(read_treebank(train_path))
+    dev = list(read_treebank(dev_path)) if dev_path else None
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    def train_parser(sentences, dev_sentences):
+        if system == "mst":
+            from arcwise.graph.mst_parser import train_graph_parser
+
+            parser, log = train_graph_parser(sentences, dev_sentences, order=o["order"],
+                                             decoder=o["decoder"], update_rule=o["update"],
+                                             epochs=epochs, seed=seed)
+            return parser, {"epochs": log}
+        from arcwise.train import train
+
+        return train(
+            system, sentences, dev_sentences, oracle=o["oracle"].value, bound=o["bound"],
+            epochs=epochs, explore_from=o["explore_from"], explore_p=o["explore_p"], seed=seed,
+            progress=lambda entry: say(f"parser {system} epoch {entry['epoch']}: update rate "
+                                       f"{entry['error_rate']:.3f}{dev_scores(entry)}"),
+            pseudo_projective=o["pseudo_projective"].value if o["pseudo_projective"] else None,
+            oracle_priority=o["oracle_priority"].value if o["oracle_priority"] else None,
+            variant_features=o["variant_features"])
+
+    try:
+        model, log = train_pipeline(train_sentences, dev, wanted, train_parser=train_parser,
+                                    tags=tags, tag_folds=tag_folds, seed=seed, progress=say,
+                                    command_line=["arcwise", *sys.argv[1:]])
+    except ValueError as error:  # bad system, bound or option; too few sentences for the folds
+        raise ArcwiseError(str(error)) from None
+    saved_and_verified(model, output)
+    log_path = output.with_name(output.name + ".log.json")
+    from arcwise.io.atomic import atomic_write
+
+    with atomic_write(log_path) as out:
+        json.dump(log, out, indent=2, default=str)
+    print(f"wrote {output} ({', '.join(model.components)}) and {log_path}", file=sys.stderr)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from arcwise.corpus import ROOT, Sentence, nothing_to_learn
+from arcwise.corpus import ROOT, Sentence, as_sentences, nothing_to_learn
 from arcwise.errors import ArcwiseError
 from arcwise.graph import arc_features as af
 from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
@@ -39,7 +39,7 @@ from arcwise.io import annotate
 from arcwise.models import arc_labeler, modelfile
 from arcwise.trace import NOT_TRANSITION_BASED
 from arcwise.trees.projectivity import is_well_formed
-from arcwise.vocab import Vocabularies
+from arcwise.vocab import Vocabularies, check_tagged
 
 ORDERS = (1, 2)
 DECODERS = ("projective", "non-projective")
@@ -249,8 +249,10 @@ class GraphParser:
         """
         if trace:
             raise ArcwiseError(NOT_TRANSITION_BASED)
-        if isinstance(sentences, Sentence):
-            return self.parse([sentences], single_root, None if guide is None else [guide])[0]
+        sentences, single = as_sentences(sentences)
+        if single:
+            return self.parse(sentences, single_root, None if guide is None else [guide])[0]
+        check_tagged(sentences, self.vocabularies)
         if self.guided != (guide is not None):
             raise ArcwiseError(
                 "this model is guided (stacking): it parses with the guide's trees"

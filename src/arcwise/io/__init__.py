@@ -16,7 +16,8 @@ from arcwise.corpus import Sentence
 from arcwise.errors import ArcwiseError, InputError
 from arcwise.io import conllu, conllx
 
-FORMATS = ("conllu", "conllx")
+FORMATS = ("conllu", "conllx")  # treebank formats, read and written
+INPUT_FORMATS = (*FORMATS, "tokens")  # what a parser reads: tokens = one sentence per line
 _EXTENSIONS = {".conllu": "conllu", ".conll": "conllx", ".conllx": "conllx"}
 
 
@@ -42,9 +43,14 @@ def read_treebank(
     `format` is ``"conllu"`` or ``"conllx"``; by default it comes from the
     extension (`format_of`), and otherwise the CoNLL-U reader is used: it
     reads CoNLL-X files too (same ten columns, and the comments, ranges and
-    empty nodes it also accepts cannot occur in them).
+    empty nodes it also accepts cannot occur in them).  ``"tokens"`` reads
+    pre-tokenized text, one sentence per line (`arcwise.io.tokens`).
     """
     format = format or format_of(source) or "conllu"
+    if format == "tokens":
+        from arcwise.io import tokens
+
+        return tokens.read(source)
     if format not in FORMATS:
         raise ArcwiseError(f"unknown treebank format {format!r}; known: {', '.join(FORMATS)}")
     reader = conllu.read if format == "conllu" else conllx.read
@@ -64,19 +70,19 @@ def convert(
 
 
 __all__ = [
-    "FORMATS", "conllu", "conllx", "convert", "format_of", "one_root_by_default", "read_treebank",
+    "FORMATS", "INPUT_FORMATS", "conllu", "conllx", "convert", "format_of", "one_root_by_default", "read_treebank",
 ]
 
 
 def one_root_by_default(format: str) -> bool:
     """Whether trees written in `format` get exactly one root unless asked otherwise.
 
-    CoNLL-U: yes, a UD tree has one word attached to 0 (the UD validator and
+    CoNLL-U (and what is written as CoNLL-U: tokens in, CoNLL-U out): yes, a UD tree has one word attached to 0 (the UD validator and
     the CoNLL 2018 scorer reject several); CoNLL-X: no, the trees go out as
     the parser built them, several roots allowed (as the CoNLL-X shared
     task's data and parsers had them).
     """
-    return format == "conllu"
+    return format != "conllx"
 
 
 def annotate(

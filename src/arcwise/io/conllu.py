@@ -563,6 +563,48 @@ def _column_name(k: int) -> str:
     return f"{COLUMNS[k]} column" if k < len(COLUMNS) else f"column {k + 1}"
 
 
+# ---------------------------------------------------------------- from tokens
+
+
+Token = tuple[str, Sequence[str], bool]  # (surface form, its words, space after it)
+
+
+def from_tokens(
+    tokens: Sequence[Token],
+    sent_id: str | None = None,
+    *,
+    path: str = "<text>",
+    first_line: int = 1,
+) -> Sentence:
+    """A new untagged, unparsed sentence of tokens, as the tokenizer and plain inputs make it.
+
+    Each token is (surface, words, space_after): a token of several words becomes a
+    multiword range line followed by its words; ``SpaceAfter=No`` goes on the token
+    when space_after is False (on the last token: the next sentence follows without a
+    space).  The sentence gets
+    ``# sent_id`` (if given) and ``# text`` (the surfaces joined by their spaces).
+    Raises `InputError` for a token or word that cannot be written in a FORM column.
+    """
+    text = "".join(surface + (" " if space else "") for surface, _, space in tokens[:-1])
+    lines = [] if sent_id is None else [f"# sent_id = {sent_id}"]
+    lines.append(f"# text = {text}{tokens[-1][0] if tokens else ''}")
+    i = 1
+    for surface, words, space_after in tokens:
+        misc = "_" if space_after else "SpaceAfter=No"
+        if len(words) > 1:
+            lines.append(f"{i}-{i + len(words) - 1}\t{surface}\t_\t_\t_\t_\t_\t_\t_\t{misc}")
+            for word in words:
+                lines.append(f"{i}\t{word}\t_\t_\t_\t_\t_\t_\t_\t_")
+                i += 1
+        else:
+            lines.append(f"{i}\t{surface}\t_\t_\t_\t_\t_\t_\t_\t{misc}")
+            i += 1
+    for line in lines:
+        if "\n" in line or "\r" in line:
+            raise InputError(path, first_line, "a line end inside a token")
+    return parse_block("\n".join(lines), path, first_line)
+
+
 # ---------------------------------------------------------------- trees
 
 
@@ -612,6 +654,34 @@ def with_tree(
     return dataclasses.replace(
         sentence, head=new_head, deprel=new_deprel, lines=lines, word_lines=word_lines
     )
+
+
+_TAG_COLUMN_INDEX = {"lemma": 2, "upos": 3, "xpos": 4, "feats": 5}
+
+
+def with_columns(sentence: Sentence, **columns: Sequence[str]) -> Sentence:
+    """A copy of `sentence` with new values in some of LEMMA, UPOS, XPOS and FEATS
+    (keywords lemma, upos, xpos, feats; n + 1 entries each, entry 0 ignored): in
+    `lines` only those columns of word lines change."""
+    unknown = set(columns) - set(_TAG_COLUMN_INDEX)
+    if unknown:
+        raise ValueError(f"with_columns: no such column {', '.join(sorted(unknown))}")
+    n = sentence.n
+    for name, values in columns.items():
+        if len(values) != n + 1:
+            raise ValueError(f"{name} has {len(values)} entries; the sentence needs {n + 1}")
+        _check_relations(values[1:])  # the same rule: non-empty, no tab or line end
+    lines, word_lines = _lines(sentence)
+    lines = list(lines)
+    for i, k in enumerate(word_lines.tolist()[1:] if hasattr(word_lines, "tolist")
+                          else list(word_lines)[1:], 1):
+        fields = lines[k].split("\t")
+        for name, values in columns.items():
+            fields[_TAG_COLUMN_INDEX[name]] = values[i]
+        lines[k] = "\t".join(fields)
+    fields = {name: (ROOT, *values[1:]) for name, values in columns.items()}
+    return dataclasses.replace(sentence, lines=lines,
+                               word_lines=np.asarray(word_lines, dtype=np.int32), **fields)
 
 
 def misc(sentence: Sentence) -> tuple[str, ...]:

@@ -337,7 +337,7 @@ def _read_array(
                 view, dtype=dtype, count=count, offset=start + header_length
             ).reshape(shape)
         array = np.empty(shape, dtype=dtype)
-        data = memoryview(array).cast("B")
+        data = memoryview(array.reshape(-1).view(np.uint8))  # its bytes, zero-size ones too
         if f.readinto(data) != nbytes or (not stored and f.read(1)):
             raise ArcwiseError(f"{source}: corrupt model file (array {name!r} is truncated)")
         if stored:

@@ -1,0 +1,75 @@
+"""Pre-tokenized plain text: one sentence per line, its tokens separated by whitespace.
+
+`read(source)` yields one untagged, unparsed `Sentence` per non-blank line
+(`conllu.from_tokens`: ``# sent_id`` = the sentence's number, ``# text`` =
+the tokens joined by single spaces); blank lines are skipped.  Input is
+UTF-8, plain or gzip, ``-`` for stdin; errors name the file and line.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+
+from arcwise.corpus import Sentence
+from arcwise.errors import InputError
+from arcwise.io import conllu
+
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
+def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
+    """(file name, line number, text without its line end) of every line of a UTF-8 text
+    file (plain or gzip, ``-`` for stdin)."""
+    stream, name, owned = conllu._open(source)
+    text = stream if isinstance(stream, io.TextIOBase) else io.TextIOWrapper(
+        stream, encoding="utf-8", errors="strict", newline=None)
+    number = 0
+    try:
+        while True:
+            try:
+                line = text.readline()
+            except UnicodeDecodeError as error:
+                raise InputError(name, number + 1, f"invalid UTF-8 ({error.reason})") from None
+            except (OSError, EOFError) as error:
+                raise InputError(name, number + 1, f"cannot read: {error}") from None
+            if not line:
+                return
+            number += 1
+            yield name, number, line.rstrip("\r\n")
+    finally:
+        if isinstance(text, io.TextIOWrapper) and text is not stream:
+            text.detach()
+        if owned:
+            stream.close()
+
+
+def read(source: conllu.Source) -> Iterator[Sentence]:
+    """One Sentence per non-blank line of `source` (see the module docstring)."""
+    count = 0
+    for name, number, line in lines(source):
+        words = line.split()
+        if not words:
+            continue
+        if bad := _CONTROL.search(line.replace("\t", " ")):
+            raise InputError(name, number, f"control character U+{ord(bad.group()):04X} in line")
+        count += 1
+        yield conllu.from_tokens([(w, (w,), True) for w in words], str(count),
+                                 path=name, first_line=number)
+
+
+def paragraphs(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
+    """(file name, first line, text) of every paragraph of a plain UTF-8 text: the lines
+    between blank lines, joined by LF (for a tokenizer, which ends a sentence at each)."""
+    name, first, block = "<text>", 0, []
+    for name, number, line in lines(source):
+        if line.strip():
+            if not block:
+                first = number
+            block.append(line)
+        elif block:
+            yield name, first, "\n".join(block)
+            block = []
+    if block:
+        yield name, first, "\n".join(block)

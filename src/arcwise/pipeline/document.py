@@ -1,0 +1,147 @@
+"""What the pipeline gives back: a document of sentences of words.
+
+>>> doc = nlp("The cat sat. It purred.")
+>>> for sentence in doc.sentences:
+...     for word in sentence.words:
+...         print(word.id, word.form, word.upos, word.head, word.deprel, word.head_word)
+>>> doc.to_conllu(); doc.to_json()
+
+JSON schema of `Document.to_json` (version 1)::
+
+    {"schema": "arcwise-document", "version": 1,
+     "sentences": [{"id": str | null, "text": str | null,
+                    "tokens": [{"form": str, "words": [int, ...], "space_after": bool}],
+                    "words": [{"id": int, "form": str, "lemma": str, "upos": str,
+                               "xpos": str, "feats": str, "head": int | null,
+                               "deprel": str, "misc": str}]}]}
+
+Word ids count from 1 within a sentence; head 0 is the root, null unknown; a
+value the pipeline did not fill is ``"_"``; a token's ``words`` are the ids
+of its words (several for a multiword token).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arcwise.corpus import Sentence
+from arcwise.io import conllu
+
+SCHEMA, SCHEMA_VERSION = "arcwise-document", 1
+
+
+@dataclass(frozen=True)
+class Word:
+    """One syntactic word of a parsed sentence."""
+
+    sentence: DocumentSentence
+    id: int
+    form: str
+    lemma: str
+    upos: str
+    xpos: str
+    feats: str
+    head: int | None  # 0 = the root, None = unknown
+    deprel: str
+
+    @property
+    def head_word(self) -> Word | None:
+        """The word this one depends on (None for the root's dependents and unknown heads)."""
+        if not self.head:
+            return None
+        return self.sentence.words[self.head - 1]
+
+    def __repr__(self) -> str:
+        return f"Word({self.id}, {self.form!r}, {self.upos}, head={self.head}, {self.deprel})"
+
+
+class DocumentSentence:
+    """A sentence of a document: its words, tokens and text, over an `arcwise.corpus.Sentence`."""
+
+    def __init__(self, sentence: Sentence):
+        self.sentence = sentence
+        s = sentence
+        self.words = [
+            Word(self, i, s.form[i], s.lemma[i], s.upos[i], s.xpos[i], s.feats[i],
+                 None if s.head[i] < 0 else int(s.head[i]), s.deprel[i])
+            for i in range(1, s.n + 1)
+        ]
+
+    def comment(self, key: str) -> str | None:
+        """The value of a ``# key = value`` comment, or None."""
+        for line in self.sentence.lines:
+            if line.startswith(f"# {key} = "):
+                return line[len(key) + 5:]
+        return None
+
+    @property
+    def text(self) -> str | None:
+        return self.comment("text")
+
+    @property
+    def id(self) -> str | None:
+        return self.comment("sent_id")
+
+    def tokens(self) -> list[dict[str, Any]]:
+        """[{"form", "words", "space_after"}] in order (see the module docstring)."""
+        from arcwise.pipeline.tokenizer import sentence_tokens
+
+        out, at = [], 1
+        for surface, words, space in sentence_tokens(self.sentence):
+            out.append({"form": surface, "words": list(range(at, at + len(words))),
+                        "space_after": space})
+            at += len(words)
+        return out
+
+    def __iter__(self):
+        return iter(self.words)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __repr__(self) -> str:
+        return f"DocumentSentence({' '.join(w.form for w in self.words)!r})"
+
+
+class Document:
+    """The sentences of one input (a text, a list of words, ...), annotated."""
+
+    def __init__(self, sentences: Sequence[Sentence]):
+        self.sentences = [DocumentSentence(s) for s in sentences]
+
+    @property
+    def words(self) -> list[Word]:
+        return [w for s in self.sentences for w in s.words]
+
+    def __iter__(self):
+        return iter(self.sentences)
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+    def __repr__(self) -> str:
+        return f"Document({len(self.sentences)} sentences, {len(self.words)} words)"
+
+    def to_conllu(self) -> str:
+        """The document as CoNLL-U text (each sentence followed by a blank line)."""
+        return "".join(conllu.format_sentence(s.sentence) for s in self.sentences)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able dict in the schema of the module docstring."""
+        misc = {id(s): conllu.misc(s.sentence) for s in self.sentences}
+        return {
+            "schema": SCHEMA, "version": SCHEMA_VERSION,
+            "sentences": [
+                {"id": s.id, "text": s.text, "tokens": s.tokens(),
+                 "words": [{"id": w.id, "form": w.form, "lemma": w.lemma, "upos": w.upos,
+                            "xpos": w.xpos, "feats": w.feats, "head": w.head,
+                            "deprel": w.deprel, "misc": misc[id(s)][w.id]} for w in s.words]}
+                for s in self.sentences
+            ],
+        }
+
+    def to_json_text(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False)

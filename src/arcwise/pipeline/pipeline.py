@@ -1,0 +1,220 @@
+"""Tokenizer -> tagger -> parser, any subset, in one model file.
+
+>>> nlp = arcwise.load("en.pipeline")
+>>> doc = nlp("Raw text here. Two sentences.")           # a `Document`
+>>> doc = nlp(["pre", "tokenized", "words"])             # one sentence of these words
+>>> for doc in nlp.pipe(texts, batch_size=64): ...
+>>> nlp.parse_file("in.txt", "out.conllu", format="text")
+
+Input without tags is tagged when the pipeline has a tagger; input with tags
+(CoNLL-U with UPOS, XPOS or FEATS) keeps them.  Without a tokenizer a text
+is one sentence per line, tokens separated by whitespace.
+
+The model file (`arcwise.models.modelfile`) holds each component's arrays
+under its prefix (``tokenizer_``, ``tagger_``, ``parser_``) and its metadata
+under ``pipeline`` in meta.json; the top level says ``"system": "pipeline"``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import IO, Any
+
+import numpy as np
+
+from arcwise.corpus import Sentence, as_sentences
+from arcwise.errors import ArcwiseError
+from arcwise.io import conllu, one_root_by_default, read_treebank
+from arcwise.models import modelfile
+from arcwise.pipeline.document import Document
+from arcwise.pipeline.tagger import Tagger
+from arcwise.pipeline.tokenizer import Tokenizer
+from arcwise.vocab import TAG_COLUMNS, untagged
+
+SYSTEM = "pipeline"
+COMPONENTS = ("tokenizer", "tagger", "parser")
+BATCH_SENTENCES = 4096
+
+
+class Pipeline:
+    """A tokenizer, a tagger and a parser, each optional (see the module docstring)."""
+
+    def __init__(self, tokenizer: Tokenizer | None = None, tagger: Tagger | None = None,
+                 parser=None, command_line: Sequence[str] = (),
+                 hyperparameters: dict[str, Any] | None = None):
+        if tokenizer is None and tagger is None and parser is None:
+            raise ValueError("a pipeline needs at least one component")
+        self.tokenizer, self.tagger, self.parser = tokenizer, tagger, parser
+        self.command_line = list(command_line)
+        self.hyperparameters = dict(hyperparameters or {})  # how the parts were trained together
+
+    @property
+    def components(self) -> tuple[str, ...]:
+        return tuple(c for c in COMPONENTS if getattr(self, c) is not None)
+
+    def __repr__(self) -> str:
+        return f"Pipeline({', '.join(self.components)})"
+
+    # --- from input to sentences ---------------------------------------------------
+
+    def sentences_of_text(self, text: str, first_id: int = 1, source: str = "<text>",
+                          first_line: int = 1) -> list[Sentence]:
+        """The untagged, unparsed sentences of a raw text: the tokenizer's, or without
+        one, a sentence per line of whitespace-separated tokens."""
+        if self.tokenizer is None:
+            chunks = [[(w, (w,), True) for w in line.split()] for line in text.splitlines()]
+            chunks = [tokens for tokens in chunks if tokens]
+        else:
+            chunks = self.tokenizer.tokenize(text)
+        return [conllu.from_tokens(tokens, str(first_id + k), path=source, first_line=first_line)
+                for k, tokens in enumerate(chunks)]
+
+    def _sentences(self, given: Any) -> list[Sentence]:
+        if isinstance(given, str):
+            return self.sentences_of_text(given)
+        sentences, _ = as_sentences(given)
+        return sentences
+
+    # --- annotation -------------------------------------------------------------------
+
+    def annotate(self, sentences: Sequence[Sentence], *, single_root: bool = True,
+                 trace: bool = False) -> list[Sentence]:
+        """Tag (when the pipeline has a tagger and the sentences no tags) and parse (when
+        it has a parser): the sentences with their new columns."""
+        sentences = list(sentences)
+        if self.tagger is not None and untagged(sentences, TAG_COLUMNS):
+            sentences = self.tagger.tag(sentences)
+        if self.parser is None or not sentences:
+            return sentences
+        from arcwise.parse import annotations
+
+        trees = annotations(self.parser.parse(sentences, single_root=single_root, trace=trace)) \
+            if trace else self.parser.parse(sentences, single_root=single_root)
+        out = []
+        for sentence, (head, deprel, *misc) in zip(sentences, trees):
+            sentence = conllu.with_tree(sentence, head, deprel)
+            out.append(conllu.with_misc(sentence, misc[0]) if misc else sentence)
+        return out
+
+    def __call__(self, given: Any) -> Document:
+        """The `Document` of a raw text, a list of words (one sentence), a list of word
+        lists or Sentences."""
+        return Document(self.annotate(self._sentences(given)))
+
+    def pipe(self, inputs: Iterable[Any], batch_size: int = 64) -> Iterator[Document]:
+        """A Document per input (as `__call__` takes them), tagged and parsed in batches of
+        `batch_size` inputs."""
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        inputs = iter(inputs)
+        while batch := list(itertools.islice(inputs, batch_size)):
+            per_input = [self._sentences(given) for given in batch]
+            done = iter(self.annotate([s for group in per_input for s in group]))
+            for group in per_input:
+                yield Document(list(itertools.islice(done, len(group))))
+
+    def parse(self, sentences: Any, *, single_root: bool = True, trace: bool = False) -> Any:
+        """As a parser's ``parse``: the (head, deprel) of a sentence or of each sentence,
+        the words tagged first when they have no tags and the pipeline a tagger."""
+        if self.parser is None:
+            raise ArcwiseError("this pipeline has no parser")
+        sentences, single = as_sentences(sentences)
+        if self.tagger is not None and untagged(sentences, TAG_COLUMNS):
+            sentences = self.tagger.tag(sentences)
+        trees = self.parser.parse(sentences, single_root=single_root, trace=trace)
+        return trees[0] if single else trees
+
+    # --- files -------------------------------------------------------------------------
+
+    def read(self, input: str | os.PathLike | IO, format: str | None = None
+             ) -> Iterator[Sentence]:
+        """The sentences of a file: format "text" (raw text, paragraphs between blank
+        lines), "tokens" (a sentence per line) or a treebank format (`read_treebank`)."""
+        if format != "text":
+            yield from read_treebank(input, format)
+            return
+        from arcwise.io.tokens import paragraphs
+
+        count = 0
+        for name, first_line, text in paragraphs(input):
+            sentences = self.sentences_of_text(text, count + 1, name, first_line)
+            count += len(sentences)
+            yield from sentences
+
+    def parse_file(self, input: str | os.PathLike | IO, output: str | os.PathLike | IO, *,
+                   format: str | None = None, single_root: bool | None = None,
+                   progress: Callable[[int], Any] | None = None,
+                   batch_sentences: int = BATCH_SENTENCES, trace: bool = False) -> int:
+        """Annotate a file into CoNLL-U (CoNLL-X for CoNLL-X input), streaming in batches;
+        returns the sentence count.  format: "text", "tokens", "conllu", "conllx" (None:
+        from the extension, else CoNLL-U); the other arguments as `Parser.parse_file`."""
+        from arcwise.io import format_of
+
+        if format == "text" and self.tokenizer is None:
+            raise ArcwiseError("this model has no tokenizer: give tokens (one sentence per "
+                               "line) or train a pipeline with a tokenizer")
+        if single_root is None:
+            single_root = one_root_by_default(format or format_of(input) or "conllu")
+        sentences = self.read(input, format)
+
+        def annotated() -> Iterator[Sentence]:
+            while batch := list(itertools.islice(sentences, batch_sentences)):
+                yield from self.annotate(batch, single_root=single_root, trace=trace)
+                if progress is not None:
+                    progress(len(batch))
+
+        return conllu.write(output, annotated())
+
+    # --- model files ---------------------------------------------------------------------
+
+    def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """(arrays, metadata) of the model file (see the module docstring)."""
+        arrays: dict[str, np.ndarray] = {}
+        parts: dict[str, Any] = {"components": list(self.components)}
+        if self.tokenizer is not None:
+            a, parts["tokenizer"] = self.tokenizer.saved("tokenizer_")
+            arrays.update(a)
+        if self.tagger is not None:
+            a, parts["tagger"] = self.tagger.saved("tagger_")
+            arrays.update(a)
+        if self.parser is not None:
+            if getattr(self.parser, "guided", False):
+                raise ValueError("a guided (stacking) parser cannot be part of a pipeline yet")
+            a, parts["parser"] = self.parser.saved()
+            arrays.update({"parser_" + name: array for name, array in a.items()})
+        meta = {"system": SYSTEM, "options": {}, "labels": [], "vocabularies": {},
+                "training_data_sha256": None, "scores": {},
+                "hyperparameters": self.hyperparameters,
+                "command_line": self.command_line, "pipeline": parts}
+        return arrays, meta
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the model file, atomically."""
+        modelfile.save(path, *self.saved())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, mapped: bool = False) -> Pipeline:
+        """A pipeline from its model file; any problem with the file is an `ArcwiseError`."""
+        source = os.fspath(path)
+        arrays, meta = modelfile.load(path, mapped=mapped)
+        parts = meta.get("pipeline")
+        components = parts.get("components") if isinstance(parts, dict) else None
+        if meta.get("system") != SYSTEM or not isinstance(components, list) or not components \
+                or not set(components) <= set(COMPONENTS) \
+                or not all(isinstance(parts.get(c), dict) for c in components):
+            raise ArcwiseError(f"{source}: not a pipeline model file (bad pipeline metadata)")
+        tokenizer = tagger = parser = None
+        if "tokenizer" in components:
+            tokenizer = Tokenizer.from_saved(arrays, parts["tokenizer"], source, "tokenizer_")
+        if "tagger" in components:
+            tagger = Tagger.from_saved(arrays, parts["tagger"], source, "tagger_")
+        if "parser" in components:
+            from arcwise.stacking import from_saved
+
+            own = {name[len("parser_"):]: a for name, a in arrays.items()
+                   if name.startswith("parser_")}
+            parser = from_saved(own, parts["parser"], f"{source} (parser)")
+        return cls(tokenizer, tagger, parser, meta.get("command_line", []),
+                   meta.get("hyperparameters"))

@@ -1,0 +1,72 @@
+"""Predicted tags for training a parser (jackknifing), the standard practice since the
+CoNLL shared tasks: a parser trained on gold tags meets tagging errors only at test time,
+one trained on tags predicted by a tagger that never saw the sentence learns to live with
+them.  The training sentences are cut into k contiguous folds (`arcwise.stacking.folds_of`);
+each fold is tagged by a tagger trained on the other k - 1.  The tagger kept for parsing is
+trained on all of them, and tags the dev sentences the parser's epochs are chosen on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from arcwise.corpus import Sentence
+from arcwise.pipeline.tagger import Tagger
+from arcwise.stacking import folds_of
+from arcwise.vocab import TAG_COLUMNS
+
+DEFAULT_FOLDS = 10
+TAGS = ("gold", "predicted")
+
+
+def jackknifed(sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS, *,
+               train_tagger: Callable[[list[Sentence]], Tagger],
+               progress: Callable[[int, int], Any] | None = None) -> list[Sentence]:
+    """The sentences, each fold with the tags of a tagger trained (`train_tagger`) on the
+    other folds; progress(k, folds) after fold k.  Only UPOS, XPOS and FEATS change."""
+    sentences = list(sentences)
+    out: list[Sentence] = []
+    for k, fold in enumerate(folds_of(len(sentences), folds), start=1):
+        others = sentences[: fold.start] + sentences[fold.stop :]
+        out += train_tagger(others).tag(sentences[fold.start : fold.stop])
+        if progress is not None:
+            progress(k, folds)
+    return out
+
+
+def with_predicted_tags(train: Sequence[Sentence], dev: Sequence[Sentence] | None = None,
+                        folds: int = DEFAULT_FOLDS, *, seed: int = 0,
+                        tagger_options: dict[str, Any] | None = None,
+                        progress: Callable[[str], Any] | None = None,
+                        ) -> tuple[Tagger, list[Sentence], list[Sentence] | None, dict[str, Any]]:
+    """(the tagger trained on all of train, train with jackknifed tags, dev tagged by that
+    tagger, a log of the tag accuracies the parser will train and select on).  Every tagger
+    is `Tagger.train(..., dev, seed=seed, **tagger_options)`: the same seed, the same model."""
+    options = dict(tagger_options or {})
+    dev = list(dev) if dev is not None else None
+
+    def train_tagger(sentences: list[Sentence]) -> Tagger:
+        return Tagger.train(sentences, dev, seed=seed, **options)
+
+    def fold_done(k: int, total: int) -> None:
+        if progress is not None:
+            progress(f"tagger fold {k}/{total}: tagged by a tagger trained on the other folds")
+
+    train = list(train)
+    predicted = jackknifed(train, folds, train_tagger=train_tagger, progress=fold_done)
+    tagger = train_tagger(train)
+    dev_predicted = tagger.tag(dev) if dev else dev
+    log = {"tags": "predicted", "folds": folds,
+           "train_accuracy": tag_accuracy(predicted, train)}
+    if dev:
+        log["dev_accuracy"] = tag_accuracy(dev_predicted, dev)
+    return tagger, predicted, dev_predicted, log
+
+
+def tag_accuracy(predicted: Sequence[Sentence], gold: Sequence[Sentence]) -> dict[str, float]:
+    """{column: % of words whose tag in `predicted` is the one in `gold`} for UPOS, XPOS, FEATS."""
+    words = sum(s.n for s in gold)
+    return {c: 100 * sum(a == b for p, g in zip(predicted, gold)
+                         for a, b in zip(getattr(p, c)[1:], getattr(g, c)[1:])) / max(words, 1)
+            for c in TAG_COLUMNS}

@@ -1,0 +1,305 @@
+"""A greedy left-to-right tagger: UPOS, then XPOS, then FEATS, one averaged perceptron each.
+
+Every word is described by a few hashed *atoms* of its form (`word_atoms`: the
+form, lowercased, its prefixes and suffixes, its shape and a few flags), and
+each decision reads the atoms of the words around it and the tags already
+given: the two previous words' tags of the same column, and for XPOS and
+FEATS the word's own UPOS (and XPOS).  The perceptrons are those of the
+parser (`arcwise.pipeline.classifier`), trained on the tagger's own
+predictions of the previous tags (greedy, as it runs), the examples in a
+seeded order, the epoch with the best dev accuracy kept.  FEATS is one class
+per feature string seen in training (``_`` included).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from arcwise import interrupts
+from arcwise.corpus import ROOT, Sentence
+from arcwise.errors import ArcwiseError
+from arcwise.io.conllu import with_columns
+from arcwise.models import perceptron as pc
+from arcwise.models.hashing import combine, text_hash
+from arcwise.pipeline.classifier import arrays_of, new_perceptron, weights_from
+from arcwise.vocab import TAG_COLUMNS, form_signature
+
+N_ATOMS = 12  # per word: see `word_atoms`
+FORM, LOWER, SHAPE, FLAGS, S1, S2, S3, S4, P1, P2, P3, CLUSTER = range(N_ATOMS)
+N_FEATURES = 30
+MAX_WEIGHTS = 2**23  # per column's table: at most 32 MiB to tag with, 128 MiB to train
+MAX_BUCKETS = 2**20
+PAD = 2  # words of padding on each side of a sentence's atoms
+UPOS, XPOS, FEATS = range(3)
+
+
+def word_atoms(form: str) -> np.ndarray:
+    """The hashed atoms of a form: form, lowercased, shape, flags (digit, hyphen, upper
+    first, all upper), suffixes of 1..4 and prefixes of 1..3 lowercased characters, and
+    the lowercased form's last 6 characters."""
+    lower, _, shape = form_signature(form)
+    flags = (any(c.isdigit() for c in form), "-" in form, form[:1].isupper(), form.isupper())
+    strings = (form, lower, shape, "".join("1" if f else "0" for f in flags),
+               lower[-1:], lower[-2:], lower[-3:], lower[-4:], lower[:1], lower[:2], lower[:3],
+               lower[-6:])
+    return np.array([combine(k + 1, text_hash(s)) for k, s in enumerate(strings)],
+                    dtype=np.uint64)
+
+
+class Atoms:
+    """Memoised `word_atoms` of the forms seen (a form's atoms never change)."""
+
+    def __init__(self):
+        self._of: dict[str, np.ndarray] = {}
+        self._padding = np.zeros((PAD, N_ATOMS), dtype=np.uint64)
+
+    def sentence(self, forms: Sequence[str]) -> np.ndarray:
+        """[PAD + n + PAD, N_ATOMS] atoms of a sentence's words (padding rows 0)."""
+        rows = []
+        for form in forms:
+            atoms = self._of.get(form)
+            if atoms is None:
+                atoms = self._of[form] = word_atoms(form)
+            rows.append(atoms)
+        return np.concatenate([self._padding, np.array(rows, dtype=np.uint64).reshape(-1, N_ATOMS),
+                               self._padding])
+
+    def batch(self, sentences: Sequence[Sentence]) -> tuple[np.ndarray, np.ndarray]:
+        """(atoms of every sentence stacked, offsets: sentence k's rows are offsets[k] ..
+        offsets[k + 1] - 1, padding included)."""
+        blocks = [self.sentence(s.form[1:]) for s in sentences]
+        offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in blocks], out=offsets[1:])
+        atoms = np.concatenate(blocks) if blocks else np.zeros((0, N_ATOMS), dtype=np.uint64)
+        return atoms, offsets
+
+
+@njit(cache=True)
+def word_features(atoms, i, column, tags, out):
+    """The features of word row i (padded index) for `column` into out; tags[c, i] holds
+    the tags given so far (-1 none; rows before i of every column, and the earlier
+    columns of row i)."""
+    a = atoms
+    t1 = tags[column, i - 1]
+    t2 = tags[column, i - 2]
+    base = np.int64(column * 64)
+    out[0] = combine(base, 1)
+    out[1] = combine(base + 2, a[i, FORM])
+    out[2] = combine(base + 3, a[i, LOWER])
+    out[3] = combine(base + 4, a[i - 1, LOWER])
+    out[4] = combine(base + 5, a[i + 1, LOWER])
+    out[5] = combine(base + 6, a[i - 2, LOWER])
+    out[6] = combine(base + 7, a[i + 2, LOWER])
+    out[7] = combine(base + 8, a[i, S1])
+    out[8] = combine(base + 9, a[i, S2])
+    out[9] = combine(base + 10, a[i, S3])
+    out[10] = combine(base + 11, a[i, S4])
+    out[11] = combine(base + 12, a[i, P1])
+    out[12] = combine(base + 13, a[i, P2])
+    out[13] = combine(base + 14, a[i, P3])
+    out[14] = combine(base + 15, a[i, SHAPE])
+    out[15] = combine(base + 16, a[i, FLAGS])
+    out[16] = combine(base + 17, a[i - 1, S3])
+    out[17] = combine(base + 18, a[i + 1, S3])
+    out[18] = combine(base + 19, a[i - 1, SHAPE])
+    out[19] = combine(base + 20, a[i + 1, SHAPE])
+    out[20] = combine(base + 21, t1)
+    out[21] = combine(combine(base + 22, t1), t2)
+    out[22] = combine(combine(base + 23, t1), a[i, LOWER])
+    out[23] = combine(combine(base + 24, a[i - 1, LOWER]), a[i, LOWER])
+    out[24] = combine(combine(base + 25, a[i, LOWER]), a[i + 1, LOWER])
+    out[25] = combine(base + 26, a[i, CLUSTER])
+    out[26] = combine(combine(base + 27, t1), a[i, S3])
+    out[27] = combine(base + 28, a[i + 1, S1])
+    own_upos = tags[UPOS, i] if column > UPOS else np.int64(-1)
+    own_xpos = tags[XPOS, i] if column > XPOS else np.int64(-1)
+    out[28] = combine(combine(base + 29, own_upos), own_xpos)
+    out[29] = combine(combine(combine(base + 30, own_upos), own_xpos), a[i, S3])
+
+
+@njit(cache=True)
+def tag_sentence(atoms, tags, gold, upos_w, xpos_w, feats_w, learn, upos_u, xpos_u, feats_u,
+                 step):
+    """Tag one sentence (atoms with PAD rows each side; tags [3, rows] filled with -1 gets
+    the tags); with learn, also the perceptron updates toward gold [3, rows] on the way.
+    Returns (steps, errors)."""
+    features = np.zeros(N_FEATURES, dtype=np.uint64)
+    no_label_features = np.zeros(0, dtype=np.uint64)
+    errors = 0
+    for i in range(PAD, atoms.shape[0] - PAD):
+        for column in range(3):
+            weights = upos_w if column == UPOS else xpos_w if column == XPOS else feats_w
+            totals = upos_u if column == UPOS else xpos_u if column == XPOS else feats_u
+            n = weights.transition.shape[1]
+            legal = np.ones(n, dtype=np.bool_)
+            scores = np.zeros(n)
+            word_features(atoms, i, column, tags, features)
+            predicted = pc.best_class(weights, features, no_label_features, legal, scores)
+            if learn:
+                if predicted != gold[column, i]:
+                    errors += 1
+                    pc.update(weights, totals, features, no_label_features, gold[column, i],
+                              predicted, step)
+                step += 1
+            tags[column, i] = predicted
+    return step, errors
+
+
+@njit(cache=True)
+def tag_batch(atoms, offsets, upos_w, xpos_w, feats_w):
+    """The tag ids [3, rows] of every sentence of a batch (see `Atoms.batch`)."""
+    tags = np.full((3, atoms.shape[0]), -1, dtype=np.int64)
+    for k in range(offsets.shape[0] - 1):
+        a, b = offsets[k], offsets[k + 1]
+        tag_sentence(atoms[a:b], tags[:, a:b], tags[:, a:b], upos_w, xpos_w, feats_w, False,
+                     upos_w, xpos_w, feats_w, 0)
+    return tags
+
+
+@njit(cache=True)
+def train_epoch(order, atoms, offsets, gold, upos_w, xpos_w, feats_w, upos_u, xpos_u, feats_u,
+                step):
+    """One pass over the sentences in `order`; returns (steps, errors)."""
+    errors = 0
+    tags = np.full((3, atoms.shape[0]), -1, dtype=np.int64)
+    for k in order:
+        a, b = offsets[k], offsets[k + 1]
+        step, e = tag_sentence(atoms[a:b], tags[:, a:b], gold[:, a:b], upos_w, xpos_w, feats_w,
+                               True, upos_u, xpos_u, feats_u, step)
+        errors += e
+    return step, errors
+
+
+def _buckets(n_classes: int) -> int:
+    rows = 1 << max((MAX_WEIGHTS // max(n_classes, 1)).bit_length() - 1, 0)
+    return max(pc.MIN_BUCKETS, min(MAX_BUCKETS, rows))
+
+
+class Tagger:
+    """UPOS, XPOS and FEATS of words (see the module docstring).
+
+    >>> tagger = Tagger.train(treebank_sentences)
+    >>> tagged = tagger.tag(sentences)           # new Sentences; only the tag columns change
+    """
+
+    def __init__(self, tagsets: Sequence[Sequence[str]], weights: Sequence[pc.Weights],
+                 hyperparameters: dict[str, Any] | None = None,
+                 scores: dict[str, Any] | None = None):
+        self.tagsets = [tuple(t) for t in tagsets]
+        self.weights = list(weights)
+        self.hyperparameters = dict(hyperparameters or {})
+        self.scores = dict(scores or {})
+        self._atoms = Atoms()
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{len(t)} {c.upper()}" for c, t in zip(TAG_COLUMNS, self.tagsets))
+        return f"Tagger({sizes})"
+
+    @classmethod
+    def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
+              epochs: int = 8, seed: int = 0, buckets: int | None = None,
+              progress=None) -> Tagger:
+        """Train on tagged sentences; with dev, keep the epoch of best mean accuracy over the
+        three columns.  buckets: rows of each table (default: as many as fit
+        `MAX_WEIGHTS` weights).  progress(entry) after each epoch."""
+        sentences = [s for s in sentences if s.n]
+        if not sentences:
+            raise ArcwiseError("no training sentences: the training file is empty")
+        tagsets = [sorted({t for s in sentences for t in getattr(s, c)[1:]})
+                   for c in TAG_COLUMNS]
+        models = [new_perceptron(tags, buckets or _buckets(len(tags))) for tags in tagsets]
+        atoms, offsets = Atoms().batch(sentences)
+        gold = _gold_ids(sentences, tagsets, atoms.shape[0])
+        dev = [s for s in dev or () if s.n]
+        step, best, best_weights, log = 0, -1.0, None, []
+        for epoch in range(epochs):
+            order = np.random.default_rng([seed, epoch]).permutation(len(sentences))
+            with interrupts.deferred():
+                step, errors = train_epoch(order, atoms, offsets, gold,
+                                           *(m.weights for m in models),
+                                           *(m.totals for m in models), step)
+            averaged = [m.averaged(max(step, 1)) for m in models]
+            entry = {"epoch": epoch + 1, "error_rate": errors / max(step // (epoch + 1), 1)}
+            if dev:
+                entry.update(cls(tagsets, averaged).accuracy(dev))
+            log.append(entry)
+            if progress is not None:
+                progress(entry)
+            score = np.mean([entry[f"dev_{c}"] for c in TAG_COLUMNS]) if dev else epoch
+            if score > best:
+                best, best_weights = score, averaged
+        hyperparameters = {"epochs": epochs, "seed": seed,
+                           "buckets": [int(w.transition.shape[0]) for w in best_weights]}
+        return cls(tagsets, best_weights, hyperparameters, {"epochs": log})
+
+    def tag_ids(self, sentences: Sequence[Sentence]) -> tuple[np.ndarray, np.ndarray]:
+        """(tag ids [3, rows], offsets) of the sentences, as `Atoms.batch` lays them out."""
+        atoms, offsets = self._atoms.batch(sentences)
+        with interrupts.deferred():
+            return tag_batch(atoms, offsets, *self.weights), offsets
+
+    def tag(self, sentences: Sentence | Sequence[Sentence]) -> Any:
+        """The sentences with the predicted UPOS, XPOS and FEATS (the rest unchanged)."""
+        if isinstance(sentences, Sentence):
+            return self.tag([sentences])[0]
+        sentences = list(sentences)
+        ids, offsets = self.tag_ids(sentences)
+        out = []
+        for k, sentence in enumerate(sentences):
+            a, b = offsets[k] + PAD, offsets[k + 1] - PAD
+            columns = {c: (ROOT, *(tags[i] for i in ids[j, a:b].tolist()))
+                       for j, (c, tags) in enumerate(zip(TAG_COLUMNS, self.tagsets))}
+            out.append(with_columns(sentence, **columns))
+        return out
+
+    def accuracy(self, sentences: Sequence[Sentence]) -> dict[str, float]:
+        """{"dev_upos", "dev_xpos", "dev_feats"}: the share of words given the gold tag (%)."""
+        ids, offsets = self.tag_ids(sentences)
+        gold = _gold_ids(sentences, self.tagsets, ids.shape[1])
+        words = np.zeros(ids.shape[1], dtype=np.bool_)
+        for k in range(len(sentences)):
+            words[offsets[k] + PAD : offsets[k + 1] - PAD] = True
+        return {f"dev_{c}": float(100 * (ids[j, words] == gold[j, words]).mean())
+                for j, c in enumerate(TAG_COLUMNS)}
+
+    # --- model files ---------------------------------------------------------------
+
+    def saved(self, prefix: str = "") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """(arrays, metadata) of this tagger in a model file; array names prefixed."""
+        arrays = {}
+        for c, weights in zip(TAG_COLUMNS, self.weights):
+            arrays.update(arrays_of(weights, f"{prefix}{c}_"))
+        meta = {"kind": "tagger", "tagsets": {c: list(t) for c, t in zip(TAG_COLUMNS,
+                                                                          self.tagsets)},
+                "hyperparameters": self.hyperparameters, "scores": self.scores}
+        return arrays, meta
+
+    @classmethod
+    def from_saved(cls, arrays, meta: dict[str, Any], source: str, prefix: str = "") -> Tagger:
+        tagsets = meta.get("tagsets") if isinstance(meta, dict) else None
+        if meta.get("kind") != "tagger" or not isinstance(tagsets, dict) or not all(
+            isinstance(tagsets.get(c), list) and tagsets[c]
+            and all(isinstance(t, str) and t and "\t" not in t and "\n" not in t
+                    and t.strip() == t for t in tagsets[c]) for c in TAG_COLUMNS
+        ):
+            raise ArcwiseError(f"{source}: corrupt model file (bad tagger metadata)")
+        weights = [weights_from(arrays, tagsets[c], source, f"{prefix}{c}_")
+                   for c in TAG_COLUMNS]
+        return cls([tagsets[c] for c in TAG_COLUMNS], weights, meta.get("hyperparameters"),
+                   meta.get("scores"))
+
+
+def _gold_ids(sentences: Sequence[Sentence], tagsets, rows: int) -> np.ndarray:
+    """[3, rows] gold tag ids laid out as `Atoms.batch` (-1 on padding and unknown tags)."""
+    gold = np.full((3, rows), -1, dtype=np.int64)
+    ids = [{t: k for k, t in enumerate(tags)} for tags in tagsets]
+    at = 0
+    for s in sentences:
+        for j, c in enumerate(TAG_COLUMNS):
+            gold[j, at + PAD : at + PAD + s.n] = [ids[j].get(t, -1) for t in getattr(s, c)[1:]]
+        at += s.n + 2 * PAD
+    return gold

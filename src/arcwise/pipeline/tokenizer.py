@@ -1,0 +1,499 @@
+"""A tokenizer and sentence splitter trained from a UD treebank, in the spirit of UDPipe 1.
+
+The treebank gives its raw text: the tokens with their ``SpaceAfter=No``,
+sentences one after another, paragraphs (``# newpar``, ``# newdoc``)
+separated by a blank line (`training_text`).  Every gap after a non-space
+character is then one of three classes:
+
+    none       the token goes on (``do|n't`` in ``don't`` is a token boundary,
+               ``U.|S.`` is not)
+    token      a token ends here
+    sentence   a token and its sentence end here
+
+Before a space only ``token`` and ``sentence`` are legal; a paragraph break
+and the end of the text always end a sentence.  One averaged perceptron
+(`arcwise.pipeline.classifier`) decides each gap from hashed features of a
+character window: the lowercased characters around the gap, their classes
+(upper, lower, digit, punctuation, ...), character bigrams and trigrams, the
+whitespace-delimited chunk the gap is in (its part before and after the
+gap, the whole chunk) and the next chunk -- what a gap before ``.`` needs to
+tell ``Mr.`` from ``mat.``.  The decisions are independent of each other,
+so one compiled pass classifies a whole text.
+
+Multiword tokens come from the treebank's own range lines: a surface form
+seen as a multiword token more often than not (``don't`` -> ``do n't``,
+``del`` -> ``de el``) is split into its most frequent words (`MultiwordSplits`).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from arcwise import interrupts
+from arcwise.corpus import Sentence
+from arcwise.errors import ArcwiseError
+from arcwise.io.conllu import MISC, Token
+from arcwise.models import perceptron as pc
+from arcwise.models.hashing import combine
+from arcwise.pipeline.classifier import arrays_of, new_perceptron, weights_from
+
+CLASSES = ("none", "token", "sentence")
+NONE, TOKEN, SENTENCE = range(3)
+SPACE, UPPER, LOWER, DIGIT, PUNCT, LETTER, OTHER = range(7)  # character classes
+N_FEATURES = 28
+MISSING = np.int64(-1)  # the character or class before the start, after the end
+DEFAULT_BUCKETS = 2**21
+MAX_CHARACTERS = 2**31 - 1
+
+# --- characters ------------------------------------------------------------------
+
+
+def _class_of(char: str) -> int:
+    if char.isspace():
+        return SPACE
+    if char.isupper():
+        return UPPER
+    if char.islower():
+        return LOWER
+    if char.isdigit():
+        return DIGIT
+    category = unicodedata.category(char)
+    if category[0] == "P":
+        return PUNCT
+    return LETTER if category[0] in "LM" else OTHER
+
+
+def encode_text(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """(lowercased code points int64, character classes int8) of every character."""
+    if len(text) > MAX_CHARACTERS:
+        raise ArcwiseError(f"text of {len(text):,} characters; at most {MAX_CHARACTERS:,}")
+    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    unique, inverse = np.unique(points, return_inverse=True)
+    lower = np.empty(len(unique), dtype=np.int64)
+    kinds = np.empty(len(unique), dtype=np.int8)
+    for k, point in enumerate(unique.tolist()):
+        char = chr(point)
+        low = char.lower()
+        lower[k] = ord(low) if len(low) == 1 else point
+        kinds[k] = _class_of(char)
+    return lower[inverse], kinds[inverse]
+
+
+# --- features --------------------------------------------------------------------
+
+
+@njit(cache=True)
+def chunk_hashes(chars, kinds):
+    """Per position: the hash of its chunk (maximal run of non-space characters) up to and
+    including it, of the rest of the chunk after it (0 at the chunk's end), of the whole
+    chunk, and of the next chunk (0 if none); also the chunk's start and end (exclusive)."""
+    n = chars.shape[0]
+    prefix = np.zeros(n, dtype=np.uint64)
+    suffix = np.zeros(n, dtype=np.uint64)
+    whole = np.zeros(n, dtype=np.uint64)
+    following = np.zeros(n, dtype=np.uint64)
+    start = np.zeros(n, dtype=np.int64)
+    end = np.zeros(n, dtype=np.int64)
+    next_whole = np.uint64(0)
+    i = n - 1
+    while i >= 0:  # chunks from the last one back, so each knows the next one's hash
+        if kinds[i] == SPACE:
+            i -= 1
+            continue
+        b = i + 1
+        a = i
+        while a > 0 and kinds[a - 1] != SPACE:
+            a -= 1
+        h = np.uint64(1)
+        for j in range(b - 1, a - 1, -1):
+            suffix[j] = h if j < b - 1 else np.uint64(0)
+            h = combine(h, chars[j])
+        h = np.uint64(0)
+        for j in range(a, b):
+            h = combine(h, chars[j])
+            prefix[j] = h
+        for j in range(a, b):
+            whole[j] = h
+            following[j] = next_whole
+            start[j] = a
+            end[j] = b
+        next_whole = h
+        i = a - 1
+    return prefix, suffix, whole, following, start, end
+
+
+@njit(cache=True)
+def _at(values, i, missing):
+    return values[i] if 0 <= i < values.shape[0] else missing
+
+
+@njit(cache=True)
+def gap_features(i, chars, kinds, prefix, suffix, whole, following, start, end, out):
+    """The hashed features of the gap after character i into out (`N_FEATURES` values)."""
+    c0 = _at(chars, i, MISSING)
+    c1 = _at(chars, i + 1, MISSING)
+    cm1 = _at(chars, i - 1, MISSING)
+    c2 = _at(chars, i + 2, MISSING)
+    k = np.int64(0)  # the classes of the window i-3 .. i+4 as one number (base 8)
+    for j in range(i - 3, i + 5):
+        k = k * 8 + (_at(kinds, j, MISSING) + 1)
+    k_near = np.int64(0)  # i-1 .. i+2
+    for j in range(i - 1, i + 3):
+        k_near = k_near * 8 + (_at(kinds, j, MISSING) + 1)
+    # the first non-space character after the chunk: its class and character
+    e = end[i]
+    j = e
+    while j < chars.shape[0] and kinds[j] == SPACE:
+        j += 1
+    next_kind = _at(kinds, j, MISSING)
+    next_char = _at(chars, j, MISSING)
+    at_end = 1 if e == i + 1 else 0
+    length = min(e - start[i], 12)
+    out[0] = combine(0, 1)  # bias
+    out[1] = combine(combine(0, 2), c0)
+    out[2] = combine(combine(0, 3), c1)
+    out[3] = combine(combine(0, 4), cm1)
+    out[4] = combine(combine(0, 5), c2)
+    out[5] = combine(combine(0, 6), _at(chars, i - 2, MISSING))
+    out[6] = combine(combine(0, 7), _at(chars, i + 3, MISSING))
+    out[7] = combine(combine(0, 8), k)
+    out[8] = combine(combine(0, 9), k_near)
+    out[9] = combine(combine(combine(0, 10), c0), c1)
+    out[10] = combine(combine(combine(0, 11), cm1), c0)
+    out[11] = combine(combine(combine(0, 12), c1), c2)
+    out[12] = combine(combine(combine(combine(0, 13), cm1), c0), c1)
+    out[13] = combine(combine(combine(combine(0, 14), c0), c1), c2)
+    out[14] = combine(combine(0, 15), prefix[i])
+    out[15] = combine(combine(0, 16), suffix[i])
+    out[16] = combine(combine(combine(0, 17), prefix[i]), c1)
+    out[17] = combine(combine(combine(0, 18), suffix[i]), c0)
+    out[18] = combine(combine(combine(0, 19), whole[i]), i - start[i])
+    out[19] = combine(combine(combine(0, 20), at_end), whole[i])
+    out[20] = combine(combine(combine(combine(0, 21), at_end), c0), next_kind)
+    out[21] = combine(combine(combine(combine(0, 22), at_end), whole[i]), next_kind)
+    out[22] = combine(combine(combine(0, 23), at_end), following[i])
+    out[23] = combine(combine(combine(combine(0, 24), at_end), c0), next_char)
+    out[24] = combine(combine(combine(combine(0, 25), length), i - start[i]), k_near)
+    out[25] = combine(combine(combine(0, 26), at_end),
+                      _at(kinds, start[i], MISSING) * 16 + next_kind)
+    out[26] = combine(combine(combine(combine(0, 27), c0), c1), e - i if e - i < 4 else 4)
+    out[27] = combine(combine(combine(0, 28), cm1), suffix[i])
+
+
+@njit(cache=True)
+def _legal(i, kinds, end, legal):
+    """Before a space (or the end) a token ends: only token and sentence are legal."""
+    legal[NONE] = end[i] != i + 1
+    legal[TOKEN] = True
+    legal[SENTENCE] = True
+
+
+@njit(cache=True)
+def train_epoch(order, labels, chars, kinds, prefix, suffix, whole, following, start, end,
+                weights, totals, step):
+    """One perceptron pass over the gaps in `order` (non-space positions); returns
+    (steps after it, errors)."""
+    features = np.zeros(N_FEATURES, dtype=np.uint64)
+    no_label_features = np.zeros(0, dtype=np.uint64)
+    legal = np.zeros(3, dtype=np.bool_)
+    scores = np.zeros(3)
+    errors = 0
+    for i in order:
+        _legal(i, kinds, end, legal)
+        gold = labels[i]
+        if not legal[gold]:
+            continue
+        gap_features(i, chars, kinds, prefix, suffix, whole, following, start, end, features)
+        predicted = pc.best_class(weights, features, no_label_features, legal, scores)
+        if predicted != gold:
+            errors += 1
+            pc.update(weights, totals, features, no_label_features, gold, predicted, step)
+        step += 1
+    return step, errors
+
+
+@njit(cache=True)
+def classify(chars, kinds, prefix, suffix, whole, following, start, end, weights):
+    """The class of every gap (-1 after a space)."""
+    n = chars.shape[0]
+    out = np.full(n, -1, dtype=np.int8)
+    features = np.zeros(N_FEATURES, dtype=np.uint64)
+    no_label_features = np.zeros(0, dtype=np.uint64)
+    legal = np.zeros(3, dtype=np.bool_)
+    scores = np.zeros(3, dtype=np.float64)
+    for i in range(n):
+        if kinds[i] == SPACE:
+            continue
+        _legal(i, kinds, end, legal)
+        gap_features(i, chars, kinds, prefix, suffix, whole, following, start, end, features)
+        out[i] = pc.best_class(weights, features, no_label_features, legal, scores)
+    return out
+
+
+class EncodedText:
+    """A text as the compiled functions read it."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.chars, self.kinds = encode_text(text)
+        (self.prefix, self.suffix, self.whole, self.following,
+         self.start, self.end) = chunk_hashes(self.chars, self.kinds)
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return (self.chars, self.kinds, self.prefix, self.suffix, self.whole, self.following,
+                self.start, self.end)
+
+
+# --- the treebank's text ---------------------------------------------------------
+
+
+def sentence_tokens(sentence: Sentence) -> list[Token]:
+    """The tokens of a sentence read from CoNLL-U: (surface, words, space after), a
+    multiword range giving one token of several words (empty nodes are no tokens)."""
+    if not sentence.lines:  # built in code: one token per word
+        return [(w, (w,), True) for w in sentence.form[1:]]
+    tokens: list[Token] = []
+    inside = 0  # the last word of the multiword token being read
+    for line in sentence.lines:
+        if line[:1] == "#":
+            continue
+        columns = line.split("\t")
+        id_ = columns[0]
+        space = "SpaceAfter=No" not in columns[MISC].split("|")
+        if "-" in id_:
+            a, inside = map(int, id_.split("-"))
+            tokens.append((columns[1], tuple(sentence.form[a : inside + 1]), space))
+        elif "." not in id_ and int(id_) > inside:
+            tokens.append((columns[1], (columns[1],), space))
+    return tokens
+
+
+def starts_paragraph(sentence: Sentence) -> bool:
+    return any(line.startswith(("# newpar", "# newdoc")) for line in sentence.lines
+               if line[:1] == "#")
+
+
+def training_text(sentences: Iterable[Sentence]) -> tuple[str, np.ndarray, list[list[Token]]]:
+    """(the raw text of a treebank, the gold class after each character, the tokens of
+    each sentence).  Tokens are joined as ``SpaceAfter`` says, sentences too,
+    paragraphs by a blank line; a character that is not the last of a token has class
+    none (also spaces, which are never classified)."""
+    pieces: list[str] = []
+    labels: list[int] = []
+    tokenized = []
+    for sentence in sentences:
+        tokens = sentence_tokens(sentence)
+        if not tokens:
+            continue
+        tokenized.append(tokens)
+        if pieces and starts_paragraph(sentence):
+            if pieces[-1] == " ":
+                pieces.pop()
+                labels.pop()
+            pieces.append("\n\n")
+            labels.extend((NONE, NONE))
+        for k, (surface, _, space) in enumerate(tokens):
+            pieces.append(surface)
+            labels.extend([NONE] * (len(surface) - 1))
+            labels.append(SENTENCE if k == len(tokens) - 1 else TOKEN)
+            if space:
+                pieces.append(" ")
+                labels.append(NONE)
+    return "".join(pieces), np.array(labels, dtype=np.int8), tokenized
+
+
+# --- multiword tokens ------------------------------------------------------------
+
+
+class MultiwordSplits:
+    """Surface forms the treebank splits into several words, and their words.
+
+    A lowercased surface is split when the treebank has it as a multiword token
+    more often than as a plain token; it gets its most frequent words (ties: the
+    first seen).  Case follows the surface: the words' own slices of it when they
+    spell it out (``Don't`` -> ``Do n't``), else the first word capitalized like it.
+    """
+
+    def __init__(self, splits: dict[str, tuple[str, ...]] | None = None):
+        self.splits = dict(splits or {})
+
+    @classmethod
+    def learn(cls, tokenized: Iterable[Sequence[Token]]) -> MultiwordSplits:
+        as_words: dict[str, Counter] = defaultdict(Counter)
+        plain: Counter = Counter()
+        for tokens in tokenized:
+            for surface, words, _ in tokens:
+                lower = surface.lower()
+                if len(words) > 1:
+                    as_words[lower][tuple(w.lower() for w in words)] += 1
+                else:
+                    plain[lower] += 1
+        splits = {}
+        for surface, counts in as_words.items():
+            if sum(counts.values()) > plain[surface]:
+                splits[surface] = counts.most_common(1)[0][0]
+        return cls(splits)
+
+    def words(self, surface: str) -> tuple[str, ...]:
+        """The words of a token (itself alone if it is not split)."""
+        split = self.splits.get(surface.lower())
+        if split is None:
+            return (surface,)
+        if "".join(split) == surface.lower():
+            out, at = [], 0
+            for word in split:
+                out.append(surface[at : at + len(word)])
+                at += len(word)
+            return tuple(out)
+        first = split[0]
+        if surface[:1].isupper():
+            first = first[:1].upper() + first[1:]
+        return (first, *split[1:])
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {surface: list(words) for surface, words in sorted(self.splits.items())}
+
+    @classmethod
+    def from_json(cls, data: Any, source: str) -> MultiwordSplits:
+        if not isinstance(data, dict) or not all(
+            isinstance(s, str) and s and isinstance(w, list) and len(w) > 1
+            and all(isinstance(x, str) and x and x.strip() == x and "\t" not in x
+                    and "\n" not in x for x in w)
+            for s, w in data.items()
+        ):
+            raise ArcwiseError(f"{source}: corrupt model file (bad multiword splits)")
+        return cls({s: tuple(w) for s, w in data.items()})
+
+
+# --- the tokenizer ---------------------------------------------------------------
+
+
+class Tokenizer:
+    """Raw text -> sentences of tokens (see the module docstring).
+
+    >>> tokenizer = Tokenizer.train(treebank_sentences)
+    >>> for tokens in tokenizer.tokenize("Hello world. Bye."): ...
+    """
+
+    def __init__(self, weights: pc.Weights, multiwords: MultiwordSplits,
+                 hyperparameters: dict[str, Any] | None = None,
+                 scores: dict[str, Any] | None = None):
+        self.weights = weights
+        self.multiwords = multiwords
+        self.hyperparameters = dict(hyperparameters or {})
+        self.scores = dict(scores or {})
+
+    def __repr__(self) -> str:
+        return f"Tokenizer({len(self.multiwords.splits)} multiword forms)"
+
+    @classmethod
+    def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
+              epochs: int = 6, buckets: int = DEFAULT_BUCKETS, seed: int = 0,
+              progress=None) -> Tokenizer:
+        """Train on a treebank's text (`training_text`); with dev, keep the epoch whose
+        gap classes are most accurate on dev's text.  progress(entry) after each epoch."""
+        text, labels, tokenized = training_text(sentences)
+        if not tokenized:
+            raise ArcwiseError("no training sentences: the training file is empty")
+        encoded = EncodedText(text)
+        positions = np.flatnonzero(encoded.kinds != SPACE)
+        model = new_perceptron(CLASSES, buckets)
+        dev_data = None
+        if dev is not None:
+            dev_text, dev_labels, _ = training_text(dev)
+            if dev_text:
+                dev_data = EncodedText(dev_text), dev_labels
+        step, best, best_weights, log = 0, -1.0, None, []
+        for epoch in range(epochs):
+            order = np.random.default_rng([seed, epoch]).permutation(positions)
+            with interrupts.deferred():
+                step, errors = train_epoch(order, labels, *encoded.arrays(),
+                                           model.weights, model.totals, step)
+            averaged = model.averaged(max(step, 1))
+            entry = {"epoch": epoch + 1, "error_rate": errors / max(len(order), 1)}
+            if dev_data is not None:
+                got = classify(*dev_data[0].arrays(), averaged)
+                seen = dev_data[0].kinds != SPACE
+                entry["dev_accuracy"] = float((got[seen] == dev_data[1][seen]).mean())
+            log.append(entry)
+            if progress is not None:
+                progress(entry)
+            score = entry.get("dev_accuracy", epoch)
+            if score > best:
+                best, best_weights = score, averaged
+        hyperparameters = {"epochs": epochs, "buckets": buckets, "seed": seed}
+        return cls(best_weights, MultiwordSplits.learn(tokenized), hyperparameters,
+                   {"epochs": log})
+
+    def tokenize(self, text: str) -> list[list[Token]]:
+        """The sentences of `text`, each a list of tokens (surface, words, space after).
+
+        A blank line (a paragraph break) always ends a sentence; any other run of
+        whitespace, line breaks included, is a space.
+        """
+        sentences: list[list[Token]] = []
+        for paragraph in _paragraphs(text):
+            sentences.extend(self._tokenize_paragraph(paragraph))
+        return sentences
+
+    def _tokenize_paragraph(self, text: str) -> list[list[Token]]:
+        text = text.strip() + " "  # as in training, where a space or a blank line follows
+        encoded = EncodedText(text)
+        with interrupts.deferred():
+            gaps = classify(*encoded.arrays(), self.weights)
+        kinds = encoded.kinds
+        sentences, tokens = [], []
+        n = len(text)
+        token_start = -1
+        i = 0
+        while i < n:
+            if kinds[i] == SPACE:
+                i += 1
+                continue
+            if token_start < 0:
+                token_start = i
+            if gaps[i] != NONE or i == n - 1:
+                surface = text[token_start : i + 1]
+                space = bool(i + 1 < n and kinds[i + 1] == SPACE)
+                tokens.append((surface, self.multiwords.words(surface), space))
+                token_start = -1
+                if gaps[i] == SENTENCE:
+                    sentences.append(tokens)
+                    tokens = []
+            i += 1
+        if tokens:
+            sentences.append(tokens)
+        return sentences
+
+    # --- model files ---------------------------------------------------------------
+
+    def saved(self, prefix: str = "") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """(arrays, metadata) of this tokenizer in a model file; array names prefixed."""
+        meta = {"kind": "tokenizer", "classes": list(CLASSES),
+                "multiwords": self.multiwords.to_json(),
+                "hyperparameters": self.hyperparameters, "scores": self.scores}
+        return arrays_of(self.weights, prefix), meta
+
+    @classmethod
+    def from_saved(cls, arrays, meta: dict[str, Any], source: str, prefix: str = "") -> Tokenizer:
+        if not isinstance(meta, dict) or meta.get("kind") != "tokenizer" \
+                or meta.get("classes") != list(CLASSES):
+            raise ArcwiseError(f"{source}: corrupt model file (bad tokenizer metadata)")
+        weights = weights_from(arrays, CLASSES, source, prefix)
+        multiwords = MultiwordSplits.from_json(meta.get("multiwords"), source)
+        return cls(weights, multiwords, meta.get("hyperparameters"), meta.get("scores"))
+
+
+def _paragraphs(text: str) -> Iterator[str]:
+    """The paragraphs of a text: the parts between blank lines, with something in them."""
+    import re
+
+    for paragraph in re.split(r"\n[ \t\r\f\v]*\n", text.replace("\r\n", "\n")):
+        if paragraph.strip():
+            yield paragraph

@@ -1,0 +1,132 @@
+"""The pipeline from raw text to trees: tokenizer, tagger and parser trained on a slice of
+English-EWT into one model file; `arcwise.load(path)` gives a callable that takes text, word
+lists and batches; `arcwise parse --input text|tokens|conllu`; the official CoNLL 2018
+scorer (udeval, from udtools) reads the output against the gold treebank."""
+
+import io
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import arcwise
+from arcwise.io import conllu
+from arcwise.pipeline.pipeline import Pipeline
+from arcwise.pipeline.tagger import Tagger
+from arcwise.pipeline.tokenizer import Tokenizer, training_text
+from arcwise.train import train
+from tests.cli_run import run
+from tests.ewt import DATA, NO_JIT, train_and_dev
+from tests.test_untagged_input import blanked
+
+N_TRAIN, N_TEST = (25, 5) if NO_JIT else (200, 40)
+UDEVAL = Path(sys.executable).parent / "udeval"
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory) -> Path:
+    sentences, _ = train_and_dev(N_TRAIN, 0)
+    pipeline = Pipeline(Tokenizer.train(sentences, epochs=3, buckets=2**14),
+                        Tagger.train(sentences, epochs=2, buckets=2**12),
+                        train("arc-eager", sentences, epochs=1, transition_buckets=2**12,
+                              label_buckets=2**10)[0])
+    path = tmp_path_factory.mktemp("pipeline") / "en.arcwise"
+    pipeline.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def test_slice(tmp_path_factory) -> tuple[Path, Path]:
+    """(gold CoNLL-U, its raw text) of the first test sentences."""
+    folder = tmp_path_factory.mktemp("gold")
+    gold = list(itertools.islice(conllu.read(DATA / "test.conllu.gz"), N_TEST))
+    conllu.write(folder / "gold.conllu", gold)
+    (folder / "raw.txt").write_text(training_text(gold)[0] + "\n")
+    return folder / "gold.conllu", folder / "raw.txt"
+
+
+def test_load_and_call(model):
+    nlp = arcwise.load(model)
+    assert isinstance(nlp, Pipeline) and nlp.components == ("tokenizer", "tagger", "parser")
+    doc = nlp("The cat sat on the mat. It didn't move.")
+    assert len(doc.sentences) >= 1
+    words = doc.words
+    assert "".join(w.form for w in words).startswith("Thecatsat")
+    for sentence in doc.sentences:
+        assert sum(w.head == 0 for w in sentence.words) == 1
+        for w in sentence.words:
+            assert w.upos != "_" and w.deprel != "_"
+            assert (w.head_word is None) == (w.head == 0)
+    data = json.loads(json.dumps(doc.to_json()))
+    assert data["schema"] == "arcwise-document" and data["version"] == 1
+    assert [w["form"] for s in data["sentences"] for w in s["words"]] == [w.form for w in words]
+    parsed = list(conllu.read(io.BytesIO(doc.to_conllu().encode())))
+    assert [s.form[1:] for s in parsed] == [tuple(w.form for w in s) for s in doc.sentences]
+    one = nlp(["Dogs", "bark", "."])
+    assert len(one.sentences) == 1 and [w.form for w in one.words] == ["Dogs", "bark", "."]
+    texts = ["First text here.", "Second one. With two sentences?", "Third"]
+    piped = list(nlp.pipe(texts, batch_size=2))
+    assert [d.to_json() for d in piped] == [nlp(t).to_json() for t in texts]
+
+
+def test_untagged_conllu_is_tagged_and_tagged_kept(model, tmp_path):
+    nlp = arcwise.load(model)
+    _, dev = train_and_dev(0, 3)
+    head, deprel = nlp.parse([blanked(s) for s in dev])[0]  # tagged by the pipeline's tagger
+    assert len(head) == dev[0].n + 1
+    out = tmp_path / "out.conllu"
+    nlp.parse_file(io.BytesIO("".join(map(conllu.format_sentence, dev)).encode()), out)
+    assert [s.upos for s in conllu.read(out)] == [s.upos for s in dev]  # gold tags kept
+    assert [s.form for s in conllu.read(out)] == [s.form for s in dev]
+
+
+@pytest.mark.skipif(not UDEVAL.exists(), reason="udtools not installed")
+def test_cli_from_raw_text_scored_by_udeval(model, test_slice, tmp_path, capsys, monkeypatch):
+    gold, raw = test_slice
+    out = tmp_path / "parsed.conllu"
+    code, _, err = run(["parse", "-m", model, "--input", "text", raw, "-o", out],
+                       capsys, monkeypatch)
+    assert code == 0, err
+    scores = subprocess.run([UDEVAL, "-v", gold, out], capture_output=True, text=True,
+                            timeout=120)
+    assert scores.returncode == 0, scores.stderr
+    table = {line.split("|")[0].strip(): float(line.split("|")[3])
+             for line in scores.stdout.splitlines()[2:] if "|" in line}
+    assert table["Tokens"] > (80 if NO_JIT else 95) and table["Words"] > (80 if NO_JIT else 95)
+    assert table["UPOS"] > (30 if NO_JIT else 70) and table["UAS"] > (10 if NO_JIT else 40)
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("The dog barks .\nCats sleep\n")
+    code, stdout, err = run(["parse", "-m", model, "--input", "tokens", tokens], capsys,
+                            monkeypatch)
+    assert code == 0, err
+    assert [s.form[1:] for s in conllu.read(io.BytesIO(stdout.encode()))] == [
+        ("The", "dog", "barks", "."), ("Cats", "sleep")]
+
+
+def test_cli_train_tagger_and_pipeline_subset(tmp_path, capsys, monkeypatch):
+    sentences, dev = train_and_dev(N_TRAIN // 2, 5)
+    train_file, dev_file = tmp_path / "train.conllu", tmp_path / "dev.conllu"
+    conllu.write(train_file, sentences)
+    conllu.write(dev_file, dev)
+    tagger = tmp_path / "tagger.arcwise"
+    code, _, err = run(["train", "--system", "tagger", "--train", train_file, "--dev", dev_file,
+                        "-o", tagger], capsys, monkeypatch)
+    assert code == 0, err
+    assert arcwise.load(tagger).components == ("tagger",)
+    words = tmp_path / "words.txt"
+    words.write_text("The dog barks .\n")
+    code, out, err = run(["parse", "-m", tagger, "--input", "tokens", words], capsys, monkeypatch)
+    assert code == 0, err
+    assert [s.upos for s in conllu.read(io.BytesIO(out.encode()))][0][1:] != ("_",) * 4
+    subset = tmp_path / "subset.arcwise"
+    code, _, err = run(["train", "--pipeline", "--components", "tokenizer,tagger", "--system",
+                        "arc-eager", "--train", train_file, "-o", subset], capsys, monkeypatch)
+    assert code == 0, err
+    assert arcwise.load(subset).components == ("tokenizer", "tagger")
+    code, _, err = run(["train", "--pipeline", "--components", "tokenizer,lemmatizer",
+                        "--system", "arc-eager", "--train", train_file, "-o", subset],
+                       capsys, monkeypatch)
+    assert code == 2 and "--components" in err and err.count("\n") == 1

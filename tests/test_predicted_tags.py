@@ -1,0 +1,133 @@
+"""Training the parser on predicted tags (jackknifing) on a slice of English-EWT: every fold
+is tagged by a tagger that never saw it, the parser trains on those tags (and selects its
+epoch on dev tagged by the pipeline's own tagger), the same seed gives the same tags, and
+`arcwise train --tags predicted` writes a tagger + parser model that tags untagged input."""
+
+import io
+
+import numpy as np
+import pytest
+
+import arcwise
+from arcwise.io import conllu
+from arcwise.pipeline.predicted_tags import jackknifed, tag_accuracy
+from arcwise.pipeline.tagger import Tagger
+from arcwise.pipeline.training import train_pipeline
+from arcwise.stacking import folds_of
+from arcwise.train import train
+from tests.cli_run import run
+from tests.ewt import NO_JIT, train_and_dev
+from tests.test_untagged_input import blanked
+
+N_TRAIN, N_DEV, FOLDS = (24, 4, 3) if NO_JIT else (90, 20, 3)
+N_CLI = 8 if NO_JIT else 30
+TAGGER = {"epochs": 2, "buckets": 2**12}
+
+
+@pytest.fixture(scope="module")
+def data():
+    return train_and_dev(N_TRAIN, N_DEV)
+
+
+def test_folds_never_see_their_own_sentences(data):
+    sentences, _ = data
+    seen = []  # (ids trained on, ids tagged) per fold
+
+    class Spy:
+        def __init__(self, tagger, trained_on):
+            self.tagger, self.trained_on = tagger, trained_on
+
+        def tag(self, fold):
+            seen.append((self.trained_on, {id(s) for s in fold}))
+            return self.tagger.tag(fold)
+
+    def train_tagger(others):
+        return Spy(Tagger.train(others, seed=3, **TAGGER), {id(s) for s in others})
+
+    tagged = jackknifed(sentences, FOLDS, train_tagger=train_tagger)
+    assert len(seen) == FOLDS
+    for (trained_on, fold), part in zip(seen, folds_of(len(sentences), FOLDS)):
+        assert fold == {id(s) for s in sentences[part.start : part.stop]}
+        assert not trained_on & fold and len(trained_on) + len(fold) == len(sentences)
+    assert [s.form for s in tagged] == [s.form for s in sentences]
+    assert all(np.array_equal(a.head, b.head) and a.deprel == b.deprel
+               for a, b in zip(tagged, sentences))
+
+
+@pytest.fixture(scope="module")
+def trained(data):
+    """The pipeline trained on predicted tags, with the sentences its parser was given."""
+    sentences, dev = data
+    given = {}
+
+    def train_parser(train_sentences, dev_sentences):
+        given["train"], given["dev"] = list(train_sentences), list(dev_sentences)
+        return train("arc-eager", train_sentences, dev_sentences, epochs=1, seed=1,
+                     transition_buckets=2**10, label_buckets=2**8)
+
+    nlp, log = train_pipeline(sentences, dev, ("tagger", "parser"), train_parser=train_parser,
+                              tag_folds=FOLDS, seed=3, tagger_options=TAGGER)
+    return nlp, log, given
+
+
+def test_the_parser_trains_on_jackknifed_tags(data, trained):
+    sentences, dev = data
+    nlp, log, given = trained
+    assert nlp.components == ("tagger", "parser")
+    assert nlp.hyperparameters == {"parser_tags": "predicted", "tag_folds": FOLDS}
+    accuracy = tag_accuracy(given["train"], sentences)
+    assert accuracy == log["parser_tags"]["train_accuracy"]
+    assert 50 < accuracy["upos"] < 100  # predicted: mostly right, never all
+    # ... and far below the final tagger's on the sentences it was trained on
+    assert accuracy["upos"] < tag_accuracy(nlp.tagger.tag(sentences), sentences)["upos"] - 3
+    # fold 2's tags are those of a tagger trained on folds 1 and 3 with the same seed
+    part = folds_of(len(sentences), FOLDS)[1]
+    others = sentences[: part.start] + sentences[part.stop :]
+    alone = Tagger.train(others, dev, seed=3, **TAGGER).tag(sentences[part.start : part.stop])
+    assert [s.upos for s in alone] == [s.upos for s in given["train"][part.start : part.stop]]
+    assert [s.upos for s in given["dev"]] == [s.upos for s in nlp.tagger.tag(dev)]
+
+
+def test_the_same_seed_gives_the_same_tags(data, trained):
+    sentences, dev = data
+    _, _, given = trained
+    again = jackknifed(sentences, FOLDS,
+                       train_tagger=lambda s: Tagger.train(s, dev, seed=3, **TAGGER))
+    assert [(s.upos, s.xpos, s.feats) for s in again] == [
+        (s.upos, s.xpos, s.feats) for s in given["train"]]
+
+
+def test_predicted_tags_need_a_tagger_and_a_parser(data):
+    sentences, _ = data
+    with pytest.raises(arcwise.errors.ArcwiseError, match="predicted tags"):
+        train_pipeline(sentences, None, ("tokenizer", "parser"), tags="predicted",
+                       train_parser=lambda s, d: None)
+
+
+def test_cli_train_tags_predicted(data, tmp_path, capsys, monkeypatch):
+    sentences, dev = data
+    train_file = tmp_path / "train.conllu"
+    conllu.write(train_file, sentences[:N_CLI])  # the CLI trains with the default sizes
+    model = tmp_path / "predicted.arcwise"
+    code, _, err = run(["train", "-s", "arc-eager", "--train", train_file, "-o", model,
+                        "--epochs", "1", "--tags", "predicted", "--tag-folds", "2"],
+                       capsys, monkeypatch)
+    assert code == 0, err
+    assert "tagger fold 2/2" in err
+    nlp = arcwise.load(model)
+    assert nlp.components == ("tagger", "parser")
+    assert nlp.hyperparameters == {"parser_tags": "predicted", "tag_folds": 2}
+    untagged = tmp_path / "untagged.conllu"
+    conllu.write(untagged, [blanked(s) for s in dev])
+    code, out, err = run(["parse", "-m", model, untagged], capsys, monkeypatch)
+    assert code == 0, err
+    parsed = list(conllu.read(io.BytesIO(out.encode())))
+    assert [s.form for s in parsed] == [s.form for s in dev]
+    assert all("_" not in s.upos[1:] and (s.head[1:] == 0).sum() >= 1 for s in parsed)
+    for wrong in (["-s", "tagger", "--tags", "predicted"],
+                  ["-s", "arc-eager", "--pipeline", "--components", "tokenizer,parser",
+                   "--tags", "predicted"],
+                  ["-s", "arc-eager", "--tags", "predicted", "--tag-folds", "500"]):
+        code, _, err = run(["train", *wrong, "--train", train_file, "-o", tmp_path / "x"],
+                           capsys, monkeypatch)
+        assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err

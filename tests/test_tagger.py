@@ -1,0 +1,57 @@
+"""The tagger trained on a slice of English-EWT: it learns its training tags, tags unseen
+sentences far better than chance, writes only the tag columns, is deterministic, and
+survives a model-file round trip."""
+
+import numpy as np
+import pytest
+
+from arcwise.corpus import from_words
+from arcwise.io import conllu
+from arcwise.pipeline.tagger import Tagger
+from tests.ewt import NO_JIT, train_and_dev
+
+N_TRAIN, N_DEV = (30, 10) if NO_JIT else (300, 100)
+
+@pytest.fixture(scope="module")
+def data():
+    return train_and_dev(N_TRAIN, N_DEV)
+
+@pytest.fixture(scope="module")
+def tagger(data):
+    train, dev = data
+    return Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14)
+
+def test_learns_and_generalizes(tagger, data):
+    train, dev = data
+    seen = tagger.accuracy(train)
+    assert seen["dev_upos"] > 90 and seen["dev_feats"] > 85
+    unseen = tagger.accuracy(dev)
+    assert unseen["dev_upos"] > (50 if NO_JIT else 75)
+    assert tagger.scores["epochs"][-1]["epoch"] == 3
+
+def test_tag_changes_only_the_tag_columns(tagger, data):
+    _, dev = data
+    tagged = tagger.tag(dev[0])
+    assert tagged.form == dev[0].form and tagged.deprel == dev[0].deprel
+    assert np.array_equal(tagged.head, dev[0].head)
+    for old, new in zip(dev[0].lines, tagged.lines):
+        if old[:1] != "#" and "-" not in old.split("\t")[0]:
+            a, b = old.split("\t"), new.split("\t")
+            assert a[:3] + a[6:] == b[:3] + b[6:]
+            assert b[3] == tagged.upos[int(b[0])]
+        else:
+            assert old == new
+    plain = tagger.tag(from_words(["The", "dog", "barks", "."]))
+    assert all(t in tagger.tagsets[0] for t in plain.upos[1:])
+    assert conllu.format_sentence(plain).count("\n") == 5
+
+def test_deterministic_and_round_trip(tagger, data):
+    train, dev = data
+    again = Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14)
+    assert all(np.array_equal(a.transition, b.transition)
+               for a, b in zip(again.weights, tagger.weights))
+    arrays, meta = tagger.saved("tagger_")
+    loaded = Tagger.from_saved(arrays, meta, "model", "tagger_")
+    assert [s.upos for s in loaded.tag(dev)] == [s.upos for s in tagger.tag(dev)]
+    with pytest.raises(Exception, match="bad tagger metadata"):
+        Tagger.from_saved(arrays, {**meta, "tagsets": {}}, "m", "tagger_")

@@ -1,0 +1,88 @@
+"""Input a parser cannot use well: words without tags given to a model trained with tags
+(refused with one line naming the remedy), plain strings and word lists in the Python API,
+and pre-tokenized text (`--input tokens`) on the command line."""
+
+import dataclasses
+
+import pytest
+
+from arcwise.corpus import ROOT, from_words
+from arcwise.errors import ArcwiseError
+from arcwise.io import conllu
+from arcwise.train import train
+from tests.cli_run import run
+from tests.ewt import train_and_dev
+from tests.tiny_model import tiny_model, tiny_parser  # noqa: F401  (a fixture)
+
+
+def blanked(sentence):
+    """The sentence with UPOS, XPOS and FEATS all _ (as a user's untagged CoNLL-U)."""
+    blank = (ROOT,) + ("_",) * sentence.n
+    lines = list(sentence.lines)
+    for k in sentence.word_lines.tolist()[1:]:
+        columns = lines[k].split("\t")
+        columns[3:6] = ["_", "_", "_"]
+        lines[k] = "\t".join(columns)
+    return dataclasses.replace(sentence, upos=blank, xpos=blank, feats=blank, lines=lines)
+
+
+@pytest.fixture(scope="module")
+def parser():
+    return tiny_parser()
+
+
+@pytest.fixture(scope="module")
+def untagged_parser():
+    """A parser trained on the same sentences with their tags blanked."""
+    sentences, _ = train_and_dev(10, 0)
+    model, _ = train("arc-eager", [blanked(s) for s in sentences], epochs=1, seed=1,
+                     transition_buckets=2**10, label_buckets=2**8)
+    return model
+
+
+def test_a_tagged_model_refuses_untagged_words(parser):
+    _, dev = train_and_dev(0, 3)
+    with pytest.raises(ArcwiseError, match="no tags .*trained with tags.*tag the input first"):
+        parser.parse([blanked(s) for s in dev])
+    assert len(parser.parse(dev)) == 3  # tagged: parsed
+
+
+def test_strings_and_word_lists_are_sentences(parser, untagged_parser):
+    with pytest.raises(ArcwiseError, match="no tags"):  # never AttributeError
+        parser.parse("The cat sat .")
+    head, deprel = untagged_parser.parse("The cat sat .")
+    assert len(head) == len(deprel) == 5 and (head[1:] == 0).sum() == 1
+    same = untagged_parser.parse(["The", "cat", "sat", "."])
+    assert same[0].tolist() == head.tolist() and same[1] == deprel
+    both = untagged_parser.parse(["The cat sat .", ["Dogs", "bark"]])
+    assert [len(h) for h, _ in both] == [5, 3]
+    with pytest.raises(ArcwiseError, match="cannot be a word"):
+        untagged_parser.parse(["a\tb"])
+    assert from_words(["x"]).n == 1
+
+
+def test_cli_refuses_untagged_conllu(tiny_model, tmp_path, capsys, monkeypatch):  # noqa: F811
+    model, three = tiny_model
+    untagged = tmp_path / "untagged.conllu"
+    conllu.write(untagged, [blanked(s) for s in conllu.read(three)])
+    code, out, err = run(["parse", "-m", model, untagged], capsys, monkeypatch)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and str(untagged) in err and "trained with tags" in err
+
+
+def test_cli_tokens_input(tmp_path, capsys, monkeypatch, untagged_parser):
+    model = tmp_path / "untagged.arcwise"
+    untagged_parser.save(model)
+    text = tmp_path / "tokens.txt"
+    text.write_text("The cat sat on the mat .\n\n  Dogs   bark .\n")
+    code, out, err = run(["parse", "-m", model, "--input", "tokens", text], capsys, monkeypatch)
+    assert code == 0, err
+    sentences = list(conllu.read(__import__("io").BytesIO(out.encode())))
+    assert [s.form[1:] for s in sentences] == [tuple("The cat sat on the mat .".split()),
+                                               ("Dogs", "bark", ".")]
+    assert sentences[1].lines[:2] == ["# sent_id = 2", "# text = Dogs bark ."]
+    assert all((s.head[1:] == 0).sum() == 1 for s in sentences)
+    code, _, err = run(["parse", "-m", model, "--input", "text", text], capsys, monkeypatch)
+    assert code == 2 and "no tokenizer" in err
+    code, _, err = run(["parse", "-m", model, "--input", "words", text], capsys, monkeypatch)
+    assert code == 2 and "--input words" in err
