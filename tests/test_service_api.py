@@ -12,7 +12,7 @@ import pytest
 from arcwise.io import conllu
 from tests.ewt import DATA
 from tests.serve_helpers import served_app
-from tests.tiny_model import tiny_model  # noqa: F401 -- a fixture
+from tests.tiny_model import tiny_model, untagged_tiny_model  # noqa: F401 -- fixtures
 
 pytest.importorskip("fastapi", reason="the serve extra is not installed")
 from fastapi.testclient import TestClient  # noqa: E402
@@ -21,8 +21,8 @@ from arcwise.service import explorer, formats  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def client(tiny_model):  # noqa: F811
-    model, _ = tiny_model
+def client(untagged_tiny_model):  # noqa: F811
+    model, _ = untagged_tiny_model
     app = served_app(model, max_request_bytes=20_000, max_sentence_words=40)
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
@@ -314,3 +314,13 @@ def test_no_request_gets_a_5xx(client, data, model, kind, output, parse, tokeniz
         assert response.status_code < 500, (form, response.text)
         if response.status_code >= 400:
             assert set(response.json()) == {"error"}, response.text
+
+
+def test_a_model_trained_with_tags_refuses_untagged_words(tiny_model):  # noqa: F811
+    """Bare words to a parser that learned from tags (and has no tagger): 422 naming the
+    problem, never garbage trees."""
+    model, _ = tiny_model
+    with TestClient(served_app(model), raise_server_exceptions=False) as c:
+        answer = c.post("/v1/parse", json={"data": "The dog barked .\n", "input": "horizontal"})
+    assert answer.status_code == 422, answer.text
+    assert "no tags" in answer.json()["error"]

@@ -18,7 +18,7 @@ from arcwise.trees.projectivity import is_projective
 from tests.browser import module_browser  # noqa: F401 -- a fixture
 from tests.ewt import DATA
 from tests.serve_helpers import ARTIFACTS, served_app, uvicorn_thread
-from tests.tiny_model import arcwise, tiny_model  # noqa: F401 -- a fixture
+from tests.tiny_model import arcwise, untagged_tiny_model  # noqa: F401 -- a fixture
 
 pytest.importorskip("selenium", reason="selenium is not installed")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -55,10 +55,10 @@ def screenshot(browser, name):
     print(f"screenshot: {path}")
 
 
-def test_view_draws_the_files_trees_and_marks_errors(module_browser, tiny_model,  # noqa: F811
+def test_view_draws_the_files_trees_and_marks_errors(module_browser, untagged_tiny_model,  # noqa: F811
                                                      tmp_path):
     browser = module_browser
-    model, _ = tiny_model
+    model, _ = untagged_tiny_model
     gold = list(itertools.islice(conllu.read(DATA / "dev.conllu.gz"), 6))
     gold_file, system_file, page = tmp_path / "gold.conllu", tmp_path / "a.conllu", tmp_path / "v.html"
     conllu.write(gold_file, gold)
@@ -140,9 +140,9 @@ def test_view_opens_the_dev_set_quickly(module_browser, tmp_path):  # noqa: F811
 
 
 def test_served_viewer_parses_and_steps_the_oracle_to_the_end(module_browser,  # noqa: F811
-                                                               tiny_model):
+                                                               untagged_tiny_model):
     browser = module_browser
-    model, _ = tiny_model
+    model, _ = untagged_tiny_model
     gold = next(s for s in conllu.read(DATA / "dev.conllu.gz")
                 if 8 <= s.n <= 15 and is_projective(s.head))
     text = conllu.format_sentence(gold)

@@ -14,7 +14,7 @@ import urllib.parse
 
 import pytest
 
-from tests.tiny_model import SRC, tiny_model  # noqa: F401 -- a fixture
+from tests.tiny_model import SRC, untagged_tiny_model  # noqa: F401 -- a fixture
 
 pytest.importorskip("uvicorn", reason="the serve extra is not installed")
 
@@ -52,8 +52,8 @@ def request(port, method, path, form=None):
     return answer
 
 
-def test_serve_answers_and_shuts_down_gracefully_on_sigterm(tiny_model):  # noqa: F811
-    model, three = tiny_model
+def test_serve_answers_and_shuts_down_gracefully_on_sigterm(untagged_tiny_model):  # noqa: F811
+    model, three = untagged_tiny_model
     text = three.read_text()
     process, port, _ = start("-m", f"en={model}", "--max-sentence-words", "40")
     try:
@@ -106,9 +106,9 @@ def test_serve_refuses_a_bad_model_in_one_line(tmp_path):
     assert "bad.arcwise" in one_line(run.stderr)
 
 
-def test_bench_serve_interleaves_bad_requests_and_reports(tiny_model):  # noqa: F811
+def test_bench_serve_interleaves_bad_requests_and_reports(untagged_tiny_model):  # noqa: F811
     """bench/serve.py, briefly: bad requests get their 4xx, good ones their 200."""
-    model, _ = tiny_model
+    model, _ = untagged_tiny_model
     run = subprocess.run([sys.executable, str(SRC.parent / "bench" / "serve.py"),
                           "--model", str(model), "--clients", "4", "--seconds", "120",
                           "--requests", "12", "--bad-every", "2", "--json"],

@@ -14,26 +14,42 @@ from tests.ewt import train_and_dev
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
-def tiny_parser():
-    """An arc-eager parser trained on 10 sentences for one epoch (seconds, even without JIT)."""
+def tiny_parser(tagged: bool = True):
+    """An arc-eager parser trained on 10 sentences for one epoch (seconds, even without JIT);
+    tagged=False: trained with UPOS, XPOS and FEATS blanked, so it parses bare words."""
     from arcwise.train import train
 
     sentences, _ = train_and_dev(10, 0)
+    if not tagged:
+        sentences = [conllu.with_columns(s, **{c: ["_"] * (s.n + 1)
+                                              for c in ("upos", "xpos", "feats")})
+                     for s in sentences]
     parser, _ = train("arc-eager", sentences, epochs=1, seed=1,
                       transition_buckets=2**10, label_buckets=2**8)
     return parser
 
 
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    """(model path, a 3-sentence CoNLL-U file) in a module-wide temporary directory."""
+def tiny_files(tmp_path_factory, tagged: bool = True):
+    """(model path, a 3-sentence CoNLL-U file) in a new temporary directory."""
     tmp = tmp_path_factory.mktemp("tiny")
     model = tmp / "tiny.arcwise"
-    tiny_parser().save(model)
+    tiny_parser(tagged).save(model)
     _, dev = train_and_dev(0, 3)
     text = tmp / "three.conllu"
     conllu.write(text, dev)
     return model, text
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    """(model path, a 3-sentence CoNLL-U file) in a module-wide temporary directory."""
+    return tiny_files(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def untagged_tiny_model(tmp_path_factory):
+    """tiny_model trained without tags: it parses bare words (pre-tokenized input)."""
+    return tiny_files(tmp_path_factory, tagged=False)
 
 
 def arcwise(*args, **kwargs) -> subprocess.CompletedProcess:

@@ -39,10 +39,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from arcwise import __version__
+from arcwise.errors import ArcwiseError
 from arcwise.service import explorer, formats
 from arcwise.service.errors import RequestError, TooLarge, UnknownModel, Unprocessable
 from arcwise.service.limits import Limits
 from arcwise.service.models import Batcher, ServedModel
+from arcwise.vocab import check_tagged
 
 log = logging.getLogger("arcwise.serve")
 
@@ -176,6 +178,12 @@ class Service:
                 where = f"line {s.first_line}: " if kind == "conllu" else ""
                 raise Unprocessable(f"{where}sentence {k} has {s.n} words; "
                                     f"this server parses at most {limit}")
+        vocabularies = getattr(model.parser, "vocabularies", None)
+        if vocabularies is not None:  # a parser trained with tags refuses untagged words
+            try:
+                check_tagged(sentences, vocabularies)
+            except ArcwiseError as error:
+                raise Unprocessable(str(error)) from None
         return sentences
 
     async def run(self, model: ServedModel, kind: str, data: str, output: str,
