@@ -44,3 +44,11 @@ def weights_from(arrays: Mapping[str, np.ndarray], names: Sequence[str], source:
 def arrays_of(weights: pc.Weights, prefix: str = "") -> dict[str, np.ndarray]:
     """The model-file arrays of averaged weights, names prefixed."""
     return {prefix + name: a for name, a in pc.to_arrays(weights).items()}
+
+
+def table_rows(cap: int, examples: int, features_per_example: int) -> int:
+    """Rows of a hashed weight table: `cap` (a power of two), or fewer for little training
+    data -- the power of two at least twice the features training can see, since more
+    rows would stay empty."""
+    seen = max(2 * examples * features_per_example, 1)
+    return max(pc.MIN_BUCKETS, min(cap, 1 << (seen - 1).bit_length()))

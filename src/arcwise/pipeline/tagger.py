@@ -25,7 +25,7 @@ from arcwise.errors import ArcwiseError
 from arcwise.io.conllu import with_columns
 from arcwise.models import perceptron as pc
 from arcwise.models.hashing import combine, text_hash
-from arcwise.pipeline.classifier import arrays_of, new_perceptron, weights_from
+from arcwise.pipeline.classifier import arrays_of, new_perceptron, table_rows, weights_from
 from arcwise.vocab import TAG_COLUMNS, form_signature
 
 N_ATOMS = 12  # per word: see `word_atoms`
@@ -174,9 +174,9 @@ def train_epoch(order, atoms, offsets, gold, upos_w, xpos_w, feats_w, upos_u, xp
     return step, errors
 
 
-def _buckets(n_classes: int) -> int:
+def _buckets(n_classes: int, n_words: int) -> int:
     rows = 1 << max((MAX_WEIGHTS // max(n_classes, 1)).bit_length() - 1, 0)
-    return max(pc.MIN_BUCKETS, min(MAX_BUCKETS, rows))
+    return table_rows(min(MAX_BUCKETS, rows), n_words, N_FEATURES)
 
 
 class Tagger:
@@ -205,13 +205,14 @@ class Tagger:
               progress=None) -> Tagger:
         """Train on tagged sentences; with dev, keep the epoch of best mean accuracy over the
         three columns.  buckets: rows of each table (default: as many as fit
-        `MAX_WEIGHTS` weights).  progress(entry) after each epoch."""
+        `MAX_WEIGHTS` weights, fewer for little data: `classifier.table_rows`).  progress(entry) after each epoch."""
         sentences = [s for s in sentences if s.n]
         if not sentences:
             raise ArcwiseError("no training sentences: the training file is empty")
         tagsets = [sorted({t for s in sentences for t in getattr(s, c)[1:]})
                    for c in TAG_COLUMNS]
-        models = [new_perceptron(tags, buckets or _buckets(len(tags))) for tags in tagsets]
+        words = sum(s.n for s in sentences)
+        models = [new_perceptron(tags, buckets or _buckets(len(tags), words)) for tags in tagsets]
         atoms, offsets = Atoms().batch(sentences)
         gold = _gold_ids(sentences, tagsets, atoms.shape[0])
         dev = [s for s in dev or () if s.n]

@@ -41,7 +41,7 @@ from arcwise.errors import ArcwiseError
 from arcwise.io.conllu import MISC, Token
 from arcwise.models import perceptron as pc
 from arcwise.models.hashing import combine
-from arcwise.pipeline.classifier import arrays_of, new_perceptron, weights_from
+from arcwise.pipeline.classifier import arrays_of, new_perceptron, table_rows, weights_from
 
 CLASSES = ("none", "token", "sentence")
 NONE, TOKEN, SENTENCE = range(3)
@@ -394,15 +394,18 @@ class Tokenizer:
 
     @classmethod
     def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
-              epochs: int = 6, buckets: int = DEFAULT_BUCKETS, seed: int = 0,
+              epochs: int = 6, buckets: int | None = None, seed: int = 0,
               progress=None) -> Tokenizer:
         """Train on a treebank's text (`training_text`); with dev, keep the epoch whose
-        gap classes are most accurate on dev's text.  progress(entry) after each epoch."""
+        gap classes are most accurate on dev's text.  buckets: table rows (default
+        `DEFAULT_BUCKETS`, fewer for little data: `classifier.table_rows`).  progress(entry)
+        after each epoch."""
         text, labels, tokenized = training_text(sentences)
         if not tokenized:
             raise ArcwiseError("no training sentences: the training file is empty")
         encoded = EncodedText(text)
         positions = np.flatnonzero(encoded.kinds != SPACE)
+        buckets = buckets or table_rows(DEFAULT_BUCKETS, len(positions), N_FEATURES)
         model = new_perceptron(CLASSES, buckets)
         dev_data = None
         if dev is not None:

@@ -1,0 +1,131 @@
+"""From raw text to trees on one treebank: arcwise's pipeline beside UDPipe 1 (issue #17, item 6).
+
+    .venv/bin/python bench/pipeline.py --treebank DIR [--system arc-eager] [--epochs 15]
+        [--tag-folds 10] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
+
+DIR holds train.conllu(.gz), dev.conllu(.gz) and test.conllu(.gz).  arcwise trains its
+tokenizer, tagger and parser (the parser on jackknifed predicted tags) on train, selects
+epochs on dev, and runs on the plain text of test (`arcwise.experiments.raw_text`); UDPipe 1
+(default settings) is trained on the same train split (dev as heldout) and run on the same
+text.  Both outputs are scored by the CoNLL 2018 scorer (udeval from udtools): Tokens,
+Sentences, Words, UPOS, XPOS, UFeats, UAS, LAS, CLAS; end-to-end sentences/s from text to
+CoNLL-U with the model loaded and warm.  arcwise is also scored from the gold tokens of
+test, with its predicted tags and with a parser trained and run on gold tags.
+
+UDPipe 1 runs in its own environment, never arcwise's (bench/udpipe1.py):
+
+    python3.11 -m venv /tmp/udpipe-venv && /tmp/udpipe-venv/bin/pip install ufal.udpipe
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from arcwise.eval.conll18 import conll18_scores
+from arcwise.experiments.raw_text import run_arcwise
+
+BENCH = Path(__file__).resolve().parent
+COLUMNS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "UAS", "LAS", "CLAS")
+
+
+def split(treebank: Path, name: str) -> Path | None:
+    for candidate in (treebank / f"{name}.conllu", treebank / f"{name}.conllu.gz"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def plain(path: Path, target: Path) -> Path:
+    """The treebank file uncompressed (UDPipe reads plain CoNLL-U)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as f, open(target, "wb") as out:
+        shutil.copyfileobj(f, out)
+    return target
+
+
+def run_udpipe(python: str, train: Path, dev: Path, workdir: Path) -> dict:
+    """UDPipe 1 trained on train (dev as heldout) and run on workdir/test.txt."""
+    runner = [python, str(BENCH / "udpipe1.py")]
+    model = workdir / "udpipe.model"
+    start = time.perf_counter()
+    if not model.exists():
+        subprocess.run([*runner, "train", plain(train, workdir / "train.conllu"),
+                        plain(dev, workdir / "dev.conllu"), model], check=True)
+    train_seconds = time.perf_counter() - start
+    out = workdir / "udpipe.raw.conllu"
+    done = subprocess.run([*runner, "run", model, workdir / "test.txt", out], check=True,
+                          capture_output=True, text=True)
+    speed = json.loads(done.stdout)
+    speed["sentences_per_second"] = speed["sentences"] / max(speed["seconds"], 1e-9)
+    return {"train_seconds": train_seconds, "speed": speed,
+            "raw_text": conll18_scores(workdir / "gold.conllu", out)}
+
+
+def table(result: dict) -> str:
+    rows = [("arcwise, raw text", result["arcwise"]["raw_text"],
+             result["arcwise"]["speed"]["sentences_per_second"])]
+    if "udpipe" in result:
+        rows.append(("UDPipe 1, raw text", result["udpipe"]["raw_text"],
+                     result["udpipe"]["speed"]["sentences_per_second"]))
+    rows.append(("arcwise, gold tokens, predicted tags",
+                 result["arcwise"]["gold_tokens_predicted_tags"], None))
+    if "gold_tokens_gold_tags" in result["arcwise"]:
+        rows.append(("arcwise, gold tokens, gold tags",
+                     result["arcwise"]["gold_tokens_gold_tags"], None))
+    lines = ["| | " + " | ".join(COLUMNS) + " | sentences/s |",
+             "|---|" + "---:|" * (len(COLUMNS) + 1)]
+    for name, scores, speed in rows:
+        cells = " | ".join(f"{scores[c]:.2f}" for c in COLUMNS)
+        lines.append(f"| {name} | {cells} | " + (f"{speed:.0f} |" if speed else "|"))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--treebank", type=Path, required=True)
+    ap.add_argument("--system", default="arc-eager")
+    ap.add_argument("--epochs", type=int, default=15)
+    ap.add_argument("--tag-folds", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workdir", type=Path, help="default: runs/pipeline/<treebank name>")
+    ap.add_argument("--udpipe-python", default="/tmp/udpipe-venv/bin/python")
+    ap.add_argument("--no-udpipe", action="store_true")
+    ap.add_argument("--no-gold-tag-parser", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    train, dev, test = (split(args.treebank, s) for s in ("train", "dev", "test"))
+    if train is None or test is None:
+        sys.exit(f"{args.treebank}: needs train.conllu(.gz) and test.conllu(.gz)")
+    workdir = args.workdir or BENCH.parent / "runs" / "pipeline" / args.treebank.name
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    result = {"treebank": args.treebank.name, "arcwise": run_arcwise(
+        train, dev, test, workdir, system=args.system, epochs=args.epochs,
+        tag_folds=args.tag_folds, seed=args.seed,
+        gold_tag_parser=not args.no_gold_tag_parser, say=say)}
+    (workdir / "arcwise.json").write_text(json.dumps(result, indent=1))
+    say(table(result))
+    if not args.no_udpipe:
+        if not Path(args.udpipe_python).exists():
+            say(f"no {args.udpipe_python}: UDPipe 1 skipped (see the docstring to set it up)")
+        else:
+            say("UDPipe 1: training (its default settings) and running")
+            try:
+                result["udpipe"] = run_udpipe(args.udpipe_python, train, dev or train, workdir)
+            except subprocess.CalledProcessError as error:
+                say(f"UDPipe 1 failed ({error}); arcwise's figures only")
+    print(json.dumps(result, indent=1) if args.json else table(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()

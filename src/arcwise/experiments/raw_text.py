@@ -1,0 +1,110 @@
+"""From raw text to trees on one treebank, scored as the CoNLL 2018 shared task scores it
+(`arcwise.eval.conll18`): the whole pipeline trained on the train split (the parser on
+jackknifed predicted tags, dev for epoch selection) and run on the plain text of the test
+split, and, from the gold tokens of the test split, the parser on the pipeline's predicted
+tags and a parser trained and run on gold tags.  bench/pipeline.py prints these figures
+beside UDPipe 1's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arcwise.corpus import ROOT
+from arcwise.eval.conll18 import conll18_scores
+from arcwise.io import conllu, read_treebank
+from arcwise.pipeline.pipeline import Pipeline
+from arcwise.pipeline.tokenizer import training_text
+from arcwise.pipeline.training import train_pipeline
+from arcwise.vocab import TAG_COLUMNS
+
+WARM_UP_SENTENCES = 20  # run once before timing, so that compiling is not timed
+
+
+def raw_text(sentences) -> str:
+    """The plain text of a treebank's sentences (paragraphs blank-line separated)."""
+    return training_text(list(sentences))[0] + "\n"
+
+
+def without_tags(sentence):
+    """The sentence with UPOS, XPOS and FEATS blanked to _ (gold tokens, no tags)."""
+    blank = (ROOT,) + ("_",) * sentence.n
+    return conllu.with_columns(sentence, **{c: blank for c in TAG_COLUMNS})
+
+
+def transition_parser_trainer(system: str, epochs: int, seed: int,
+                              say: Callable[[str], Any], **options: Any) -> Callable:
+    """A `train_pipeline` parser trainer: `arcwise.train.train` with its defaults (dynamic
+    oracle) but for `options`, a line per epoch."""
+    from arcwise.train import train
+
+    def train_parser(sentences, dev):
+        return train(system, sentences, dev, epochs=epochs, seed=seed, **options,
+                     progress=lambda e: say(f"parser {system} epoch {e['epoch']}: "
+                                            + (f"dev LAS {e['dev_las']:.2f}" if "dev_las" in e
+                                               else f"update rate {e['error_rate']:.3f}")))
+    return train_parser
+
+
+def timed_text_run(nlp: Pipeline, text: Path, out: Path) -> dict[str, float]:
+    """Raw text to CoNLL-U with the model in memory (compiled code warmed up first):
+    {"seconds", "sentences", "sentences_per_second"}."""
+    warm = out.with_suffix(".warm.txt")
+    warm.write_text("\n".join(itertools.islice(text.read_text().splitlines(),
+                                               WARM_UP_SENTENCES)) + "\n")
+    nlp.parse_file(warm, out, format="text")
+    start = time.perf_counter()
+    sentences = nlp.parse_file(text, out, format="text")
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "sentences": sentences,
+            "sentences_per_second": sentences / max(seconds, 1e-9)}
+
+
+def run_arcwise(train_path: Path, dev_path: Path | None, test_path: Path, workdir: Path, *,
+                system: str = "arc-eager", epochs: int = 15, tag_folds: int = 10,
+                seed: int = 0, gold_tag_parser: bool = True,
+                say: Callable[[str], Any] = print,
+                options: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Train arcwise's pipeline and score it (see the module docstring); the files go to
+    workdir: gold.conllu, test.txt (its raw text), arcwise.pipeline and the outputs.
+    options: {"tokenizer" | "tagger" | "parser": keyword arguments of its training}."""
+    options = options or {}
+    workdir.mkdir(parents=True, exist_ok=True)
+    train = list(read_treebank(train_path))
+    dev = list(read_treebank(dev_path)) if dev_path else None
+    test = list(read_treebank(test_path))
+    gold, text = workdir / "gold.conllu", workdir / "test.txt"
+    conllu.write(gold, test)
+    text.write_text(raw_text(test))
+    train_parser = transition_parser_trainer(system, epochs, seed, say,
+                                             **options.get("parser", {}))
+    start = time.perf_counter()
+    nlp, log = train_pipeline(train, dev, train_parser=train_parser, tag_folds=tag_folds,
+                              seed=seed, progress=say,
+                              tokenizer_options=options.get("tokenizer"),
+                              tagger_options=options.get("tagger"))
+    result: dict[str, Any] = {"system": system, "epochs": epochs, "tag_folds": tag_folds,
+                              "train_seconds": time.perf_counter() - start,
+                              "parser_tags": log.get("parser_tags")}
+    nlp.save(workdir / "arcwise.pipeline")
+    out = workdir / "arcwise.raw.conllu"
+    result["speed"] = timed_text_run(nlp, text, out)
+    result["raw_text"] = conll18_scores(gold, out)
+    untagged_gold = workdir / "gold.untagged.conllu"
+    conllu.write(untagged_gold, map(without_tags, test))
+    out = workdir / "arcwise.gold-tokens.conllu"
+    nlp.parse_file(untagged_gold, out)
+    result["gold_tokens_predicted_tags"] = conll18_scores(gold, out)
+    if gold_tag_parser:
+        say("parser on gold tags")
+        start = time.perf_counter()
+        parser, _ = train_parser(train, dev)
+        result["gold_tag_parser_train_seconds"] = time.perf_counter() - start
+        out = workdir / "arcwise.gold-tags.conllu"
+        parser.parse_file(gold, out)
+        result["gold_tokens_gold_tags"] = conll18_scores(gold, out)
+    return result

@@ -1,0 +1,48 @@
+"""The raw-text benchmark's logic (`arcwise.experiments.raw_text`, behind bench/pipeline.py)
+on a few English-EWT sentences: every figure is there and within range, the CoNLL 2018
+scorer gives a gold file 100 against itself, and the bench prints its table."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from arcwise.eval.conll18 import conll18_scores
+from arcwise.experiments.raw_text import run_arcwise, without_tags
+from arcwise.io import conllu
+from tests.ewt import NO_JIT, train_and_dev
+
+ROOT = Path(__file__).resolve().parents[1]
+N_TRAIN, N_TEST = (16, 3) if NO_JIT else (40, 10)
+TINY = {"tokenizer": {"epochs": 1, "buckets": 2**12}, "tagger": {"epochs": 1, "buckets": 2**10},
+        "parser": {"transition_buckets": 2**10, "label_buckets": 2**8}}
+
+
+def test_scores_from_raw_text(tmp_path, monkeypatch):
+    train, test = train_and_dev(N_TRAIN, N_TEST)
+    conllu.write(tmp_path / "train.conllu", train)
+    conllu.write(tmp_path / "test.conllu", test)
+    assert set(conll18_scores(tmp_path / "test.conllu", tmp_path / "test.conllu").values()) \
+        == {100.0}
+    assert without_tags(test[0]).upos[1:] == ("_",) * test[0].n
+    lines = []
+    result = run_arcwise(tmp_path / "train.conllu", None, tmp_path / "test.conllu",
+                         tmp_path / "work", epochs=1, tag_folds=2, say=lines.append,
+                         options=TINY)
+    assert any("tagger fold 2/2" in line for line in lines)
+    for key in ("raw_text", "gold_tokens_predicted_tags", "gold_tokens_gold_tags"):
+        scores = result[key]
+        assert all(0 <= scores[m] <= 100 for m in ("Tokens", "UPOS", "UFeats", "LAS", "CLAS"))
+    assert result["raw_text"]["Tokens"] > 50
+    assert result["gold_tokens_gold_tags"]["Words"] == 100.0
+    assert result["gold_tokens_gold_tags"]["UPOS"] == 100.0
+    assert result["speed"]["sentences"] >= 1 and result["speed"]["sentences_per_second"] > 0
+    assert result["parser_tags"]["folds"] == 2
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import pipeline as bench
+
+    try:
+        table = bench.table({"arcwise": result})
+    finally:
+        sys.modules.pop("pipeline", None)
+    assert table.count("\n") == 4 and "| arcwise, raw text |" in table
