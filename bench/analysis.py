@@ -35,7 +35,8 @@ from pathlib import Path
 import numba_cache
 import report
 
-DEFAULT_GLOB = "/work/shared/data/ud/*/train.conllu.gz"
+# relative to the repository root (bench scripts run from there): the shared UD treebanks
+DEFAULT_GLOB = "../shared/data/ud/*/train.conllu.gz"
 NINE = ("Basque-BDT,Chinese-GSD,Czech-CLTT,Dutch-LassySmall,English-EWT,Italian-ParTUT,"
         "Japanese-GSD,Portuguese-Bosque,Swedish-LinES")
 
@@ -356,6 +357,10 @@ def main(argv: list[str] | None = None) -> None:
     keep = set(args.treebanks.split(","))
     treebanks = {Path(p).parent.name: p for p in sorted(glob.glob(args.treebank_glob))
                  if Path(p).parent.name in keep}
+    if not treebanks:
+        print(f"{Path(sys.argv[0]).name}: no treebank matches {args.treebank_glob!r} "
+              "(give the glob of the train files as the first argument)", file=sys.stderr)
+        sys.exit(2)
     os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache.cache_dir(args.numba_cache_dir)))
     provenance = report.provenance()  # before this run writes its figures
     train_missing(treebanks, args.models, args.workers)

@@ -1,6 +1,6 @@
 """Static-oracle coverage per system and treebank, as a markdown table.
 
-    python bench/oracle_coverage.py '/work/shared/data/ud/*/train.conllu.gz'
+    python bench/oracle_coverage.py '../shared/data/ud/*/train.conllu.gz'
 
 Prints, per treebank, the share of sentences each system's static oracle
 rebuilds exactly (buildable share in brackets where it differs).  With no

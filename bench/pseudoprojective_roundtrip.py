@@ -6,7 +6,7 @@ encoding the share of lifted arcs that projectivize -> deprojectivize puts
 back (same head and label; the other arcs never move) and how the label set
 grows.  Gold trees in, so this is the encoding's upper bound for a parser.
 
-    .venv/bin/python bench/pseudoprojective_roundtrip.py '/work/shared/data/ud/*/*.conllu.gz'
+    .venv/bin/python bench/pseudoprojective_roundtrip.py '../shared/data/ud/*/*.conllu.gz'
     .venv/bin/python bench/pseudoprojective_roundtrip.py --random 20000
 
 Prints markdown tables.  Default: the bundled data/en_ewt.

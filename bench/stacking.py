@@ -34,7 +34,8 @@ import numba_cache
 import report
 
 RESULTS = report.BENCH / "results" / "stacking"
-DEFAULT_GLOB = "/work/shared/data/ud/*/train.conllu.gz"
+# relative to the repository root (bench scripts run from there): the shared UD treebanks
+DEFAULT_GLOB = "../shared/data/ud/*/train.conllu.gz"
 PAPER = """McDonald & Nivre 2011, Table 6 (CoNLL-X, LAS): averages MST 80.83, MST guided by Malt
 82.53 (+1.70), Malt 80.75, Malt guided by MST 82.01 (+1.27); oracle combinations of the base
 parsers 84.5 (best graph) and 86.9 (best arcs)."""
@@ -161,6 +162,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     keep = set(args.treebanks.split(",")) if args.treebanks else None
     treebanks = {Path(p).parent.name: p for p in sorted(glob.glob(args.treebank_glob))
                  if keep is None or Path(p).parent.name in keep}
+    if not treebanks:
+        print(f"{Path(sys.argv[0]).name}: no treebank matches {args.treebank_glob!r} "
+              "(give the glob of the train files as the first argument)", file=sys.stderr)
+        sys.exit(2)
     args.results.mkdir(parents=True, exist_ok=True)
     done = {}
     for name in treebanks:
