@@ -198,34 +198,6 @@ def test_batcher_parses_waiting_jobs_together_and_isolates_failures(client):
         assert np.array_equal(h1, h2) and d1 == d2
 
 
-def test_a_served_tokenizer_reads_raw_text(client):
-    """Raw text is an input kind like the others: a model with `tokenize` reads it."""
-    from arcwise.service.models import ServedModel
-
-    parser = parser_of(client)
-
-    class WithTokenizer:
-        system = parser.system
-
-        def tokenize(self, text):
-            return formats.read("horizontal", text.replace(".", " ."))
-
-        def parse(self, sentences, **options):
-            return parser.parse(sentences, **options)
-
-    service = client.app.state.service
-    service.models["tok"] = ServedModel("tok", "tok.arcwise", WithTokenizer())
-    try:
-        answer = client.post("/process", data={"data": "The dog barked.", "model": "tok",
-                                               "tokenizer": "", "parser": "", "output": "json"})
-        assert answer.status_code == 200, answer.text
-        assert [w["form"] for w in answer.json()["result"][0]["words"]] == [
-            "The", "dog", "barked", "."]
-        assert client.get("/models").json()["models"]["tok"] == ["tokenizer", "parser"]
-    finally:
-        del service.models["tok"]
-
-
 # ---------------------------------------------------------------- the oracle explorer
 
 GOLD = [2, 0, 2, 5, 3]  # 1 <- 2 -> 3 -> 5 -> 4, projective

@@ -1,5 +1,6 @@
-"""A tiny trained model (10 EWT sentences, one epoch, small tables) and a runner for the CLI,
-shared by the tests that check what the commands do with signals, special files and bad models."""
+"""A tiny trained model (10 EWT sentences, one epoch, small tables), a tiny pipeline and a
+runner for the CLI, shared by the tests that check what the commands do with signals, special
+files and bad models, and by the service tests."""
 
 import os
 import subprocess
@@ -29,6 +30,18 @@ def tiny_parser(tagged: bool = True):
     return parser
 
 
+def tiny_pipeline():
+    """A pipeline (tokenizer, tagger, and tiny_parser trained with tags) on 10 EWT sentences,
+    one or two epochs each: seconds, even without JIT; its output is poor but deterministic."""
+    from arcwise.pipeline.pipeline import Pipeline
+    from arcwise.pipeline.tagger import Tagger
+    from arcwise.pipeline.tokenizer import Tokenizer
+
+    sentences, _ = train_and_dev(10, 0)
+    return Pipeline(Tokenizer.train(sentences, epochs=2, buckets=2**12),
+                    Tagger.train(sentences, epochs=1, buckets=2**10), tiny_parser())
+
+
 def tiny_files(tmp_path_factory, tagged: bool = True):
     """(model path, a 3-sentence CoNLL-U file) in a new temporary directory."""
     tmp = tmp_path_factory.mktemp("tiny")
@@ -50,6 +63,14 @@ def tiny_model(tmp_path_factory):
 def untagged_tiny_model(tmp_path_factory):
     """tiny_model trained without tags: it parses bare words (pre-tokenized input)."""
     return tiny_files(tmp_path_factory, tagged=False)
+
+
+@pytest.fixture(scope="module")
+def tiny_pipeline_model(tmp_path_factory):
+    """The path of a tiny_pipeline model file (tokenizer, tagger, parser)."""
+    path = tmp_path_factory.mktemp("pipeline") / "pipeline.arcwise"
+    tiny_pipeline().save(path)
+    return path
 
 
 def arcwise(*args, **kwargs) -> subprocess.CompletedProcess:

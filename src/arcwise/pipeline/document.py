@@ -96,6 +96,14 @@ class DocumentSentence:
             at += len(words)
         return out
 
+    def to_json(self) -> dict[str, Any]:
+        """{"id", "text", "tokens", "words"}: one sentence of `Document.to_json`."""
+        misc = conllu.misc(self.sentence)
+        return {"id": self.id, "text": self.text, "tokens": self.tokens(),
+                "words": [{"id": w.id, "form": w.form, "lemma": w.lemma, "upos": w.upos,
+                           "xpos": w.xpos, "feats": w.feats, "head": w.head,
+                           "deprel": w.deprel, "misc": misc[w.id]} for w in self.words]}
+
     def __iter__(self):
         return iter(self.words)
 
@@ -131,17 +139,8 @@ class Document:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict in the schema of the module docstring."""
-        misc = {id(s): conllu.misc(s.sentence) for s in self.sentences}
-        return {
-            "schema": SCHEMA, "version": SCHEMA_VERSION,
-            "sentences": [
-                {"id": s.id, "text": s.text, "tokens": s.tokens(),
-                 "words": [{"id": w.id, "form": w.form, "lemma": w.lemma, "upos": w.upos,
-                            "xpos": w.xpos, "feats": w.feats, "head": w.head,
-                            "deprel": w.deprel, "misc": misc[id(s)][w.id]} for w in s.words]}
-                for s in self.sentences
-            ],
-        }
+        return {"schema": SCHEMA, "version": SCHEMA_VERSION,
+                "sentences": [s.to_json() for s in self.sentences]}
 
     def to_json_text(self) -> str:
         return json.dumps(self.to_json(), ensure_ascii=False)

@@ -79,13 +79,19 @@ class Pipeline:
 
     # --- annotation -------------------------------------------------------------------
 
+    def tag(self, sentences: Sequence[Sentence], *, retag: bool = False) -> list[Sentence]:
+        """The sentences tagged by the pipeline's tagger when they have no tags (retag: even
+        when they have); as they are without a tagger."""
+        sentences = list(sentences)
+        if self.tagger is not None and sentences and (retag or untagged(sentences, TAG_COLUMNS)):
+            return self.tagger.tag(sentences)
+        return sentences
+
     def annotate(self, sentences: Sequence[Sentence], *, single_root: bool = True,
                  trace: bool = False) -> list[Sentence]:
         """Tag (when the pipeline has a tagger and the sentences no tags) and parse (when
         it has a parser): the sentences with their new columns."""
-        sentences = list(sentences)
-        if self.tagger is not None and untagged(sentences, TAG_COLUMNS):
-            sentences = self.tagger.tag(sentences)
+        sentences = self.tag(sentences)
         if self.parser is None or not sentences:
             return sentences
         from arcwise.parse import annotations
@@ -121,8 +127,7 @@ class Pipeline:
         if self.parser is None:
             raise ArcwiseError("this pipeline has no parser")
         sentences, single = as_sentences(sentences)
-        if self.tagger is not None and untagged(sentences, TAG_COLUMNS):
-            sentences = self.tagger.tag(sentences)
+        sentences = self.tag(sentences)
         trees = self.parser.parse(sentences, single_root=single_root, trace=trace)
         return trees[0] if single else trees
 

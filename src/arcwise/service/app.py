@@ -6,19 +6,22 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, browsable at ``/docs``):
   warmed, not shutting down (503 otherwise);
 - ``GET /v1/models``; ``POST /v1/parse``: parse CoNLL-U, pre-tokenized text
   (``horizontal``, ``vertical``) or raw text (models with a tokenizer), answer
-  CoNLL-U or JSON;
+  CoNLL-U or JSON; a pipeline model does what ``arcwise.load(PIPELINE)(text)``
+  does: its tokenizer splits raw text, its tagger tags words without tags;
 - ``GET|POST /models`` and ``/process``: UDPipe 1's REST API (parameters
   ``model``, ``data``, ``input``, ``tokenizer``, ``tagger``, ``parser``,
   ``output``; the answer ``{"model", "acknowledgements", "result"}``), so
-  UDPipe clients work unchanged.  As in UDPipe, the input is parsed only when
-  ``parser`` is present (any value), ``tokenizer`` means raw text, and a
-  ``model`` names a model or a prefix of one;
+  UDPipe clients work unchanged.  As in UDPipe, a stage runs when its
+  parameter is present (any value): ``tokenizer`` (the input is raw text),
+  ``tagger`` (tag, replacing the input's tags; a model without a tagger keeps
+  them), ``parser``; a ``model`` names a model or a prefix of one;
 - ``GET /``: the viewer; ``GET /v1/systems``, ``POST /v1/explore``: the oracle
   explorer (`arcwise.service.explorer`).
 
 Errors are ``{"error": "one line"}``: 400 malformed input (``line N: ...``),
 404 unknown model, 413 body over the limit, 422 a sentence over the word
-limit or raw text without a tokenizer, 500 (logged, never a traceback).
+limit, raw text without a tokenizer, bare words to a parser trained with tags
+(untagged), 500 (logged, never a traceback).
 Parsing runs on `models.Batcher`'s thread, reading and writing in the thread
 pool, so the event loop keeps answering while a batch is parsed.
 """
@@ -61,6 +64,9 @@ class ParseRequest(BaseModel):
     input: str = Field("conllu", description="conllu, horizontal (a sentence per line), "
                        "vertical (a word per line) or text (raw; models with a tokenizer).")
     output: Literal["conllu", "json", "horizontal", "vertical"] = "conllu"
+    tag: bool | None = Field(None, description="Tag with the model's tagger: true always "
+                             "(replacing the input's tags), false never; default: when the "
+                             "input has no tags.  Models without a tagger keep the input's.")
 
 
 class ParseResponse(BaseModel):
@@ -73,7 +79,7 @@ class ParseResponse(BaseModel):
 
 class ModelInfo(BaseModel):
     name: str
-    system: str
+    system: str | None = Field(description="The parser's transition system (null: no parser).")
     file: str
     components: list[str]
     inputs: list[str]
@@ -170,29 +176,39 @@ class Service:
                 return model
         raise UnknownModel(f"unknown model {name!r}; this server has: {', '.join(self.models)}")
 
-    def read(self, kind: str, data: str, model: ServedModel) -> list:
-        sentences = formats.read(kind, data, model.parser)
+    def read(self, kind: str, data: str, model: ServedModel, tag: bool | None = None,
+             parse: bool = True) -> list:
+        """The sentences of `data`, checked against the limits, tagged (see `run`)."""
+        sentences = formats.read(kind, data, model)
         limit = self.limits.max_sentence_words
         for k, s in enumerate(sentences, 1):
             if s.n > limit:
                 where = f"line {s.first_line}: " if kind == "conllu" else ""
                 raise Unprocessable(f"{where}sentence {k} has {s.n} words; "
                                     f"this server parses at most {limit}")
+        if tag is not False:
+            sentences = model.tag(sentences, retag=bool(tag))
         vocabularies = getattr(model.parser, "vocabularies", None)
-        if vocabularies is not None:  # a parser trained with tags refuses untagged words
+        if parse and vocabularies is not None:  # trained with tags: refuses untagged words
             try:
                 check_tagged(sentences, vocabularies)
             except ArcwiseError as error:
-                raise Unprocessable(str(error)) from None
+                hint = (f"; {model.name} has a tagger: ask for it (tagger= in /process)"
+                        if model.tagger is not None else "")
+                raise Unprocessable(str(error) + hint) from None
         return sentences
 
     async def run(self, model: ServedModel, kind: str, data: str, output: str,
-                  parse: bool = True) -> tuple[int, Any]:
-        """(sentence count, output) of parsing `data` (or only converting it, parse=False)."""
+                  parse: bool = True, tag: bool | None = None) -> tuple[int, Any]:
+        """(sentence count, output) of `data`: tagged (tag True: always, False: never, None:
+        when it has no tags; only by a model with a tagger), then parsed (parse=False:
+        not; only by a model with a parser, else 422)."""
         if output != "json" and output not in formats.OUTPUTS:
             raise RequestError(f"unknown output format {output!r}; "
                                f"known: {', '.join([*formats.OUTPUTS, 'json'])}")
-        sentences = await run_in_threadpool(self.read, kind, data, model)
+        if parse and model.parser is None:
+            raise Unprocessable(f"{model.name} has no parser: leave out parser=")
+        sentences = await run_in_threadpool(self.read, kind, data, model, tag, parse)
         trees = None
         if parse and sentences:
             trees = await asyncio.wrap_future(self.batcher.submit(model, sentences))
@@ -240,10 +256,12 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
 
     @app.post("/v1/parse", tags=["parse"], response_model=ParseResponse, responses=ERRORS)
     async def parse(request: ParseRequest) -> ParseResponse:
-        """Parse `data` with a model; the output keeps the input's lines but HEAD, DEPREL
-        and DEPS (CoNLL-U), or gives each word's columns (JSON)."""
+        """Parse `data` with a model (raw text is tokenized and words without tags tagged
+        when the model has a tokenizer and a tagger); the output keeps the input's lines
+        but the new columns (CoNLL-U), or gives each word's columns (JSON)."""
         model = service.model(request.model)
-        count, result = await service.run(model, request.input, request.data, request.output)
+        count, result = await service.run(model, request.input, request.data, request.output,
+                                          parse=model.parser is not None, tag=request.tag)
         return ParseResponse(model=model.name, sentences=count, result=result)
 
     async def udpipe_models() -> dict[str, Any]:
@@ -266,7 +284,7 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
         kind = "text" if "tokenizer" in params else params.get("input") or "conllu"
         _, result = await service.run(model, kind, params["data"],
                                       params.get("output") or "conllu",
-                                      parse="parser" in params)
+                                      parse="parser" in params, tag="tagger" in params)
         return {"model": model.name, "acknowledgements": ACKNOWLEDGEMENTS, "result": result}
 
     for method in ("GET", "POST"):  # UDPipe answers both
@@ -306,7 +324,8 @@ _UDPIPE_PARAMETERS = [
         ("model", "A model name or a prefix of one (default: the first model)."),
         ("input", "conllu (default), horizontal or vertical."),
         ("tokenizer", "Present: the data is raw text (models with a tokenizer only)."),
-        ("tagger", "Present: tag (models without a tagger keep the input's tags)."),
+        ("tagger", "Present: tag, replacing the input's tags (models without a tagger keep "
+                   "them)."),
         ("parser", "Present: parse (absent: the input is only converted)."),
         ("output", "conllu (default), horizontal, vertical or json."),
     ]

@@ -6,13 +6,15 @@ Input kinds (`INPUTS`, extensible with `register_input`):
 - ``horizontal``: one sentence per line, words separated by spaces;
 - ``vertical``: one word per line, a blank line after each sentence;
 - ``text``: raw text, which only a model with a tokenizer reads (a served
-  model's ``tokenize(text) -> list[Sentence]``); for any other model it is
-  `Unprocessable` ("this model has no tokenizer").
+  model's ``sentences_of_text(text) -> list[Sentence]``, the pipeline's own:
+  `arcwise.service.models.ServedModel`); for any other model it is
+  `Unprocessable` ("NAME has no tokenizer").
 
 UDPipe 1 names the first three the same way.  Every reader raises
 `RequestError` with ``line N: what is wrong`` for malformed input.
 Output formats (`OUTPUTS`): ``conllu`` (the input's lines with HEAD, DEPREL
-and DEPS replaced), ``horizontal``, ``vertical`` and ``json``.
+and DEPS replaced), ``horizontal``, ``vertical`` and ``json`` (each sentence
+as in the pipeline's `Document.to_json`).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class InputKind:
 
     def available(self, model: Any) -> bool:
         """Whether `model` can read this kind of input."""
-        return not self.needs_tokenizer or callable(getattr(model, "tokenize", None))
+        return not self.needs_tokenizer or getattr(model, "tokenizer", None) is not None
 
 
 INPUTS: dict[str, InputKind] = {}
@@ -108,13 +110,12 @@ def _vertical(text: str, model: Any = None) -> list[Sentence]:
 
 
 def _text(text: str, model: Any = None) -> list[Sentence]:
-    tokenize = getattr(model, "tokenize", None)
-    if not callable(tokenize):
-        name = getattr(model, "served_name", None) or "this model"
+    if getattr(model, "tokenizer", None) is None:
+        name = getattr(model, "name", None) or "this model"
         raise Unprocessable(f"{name} has no tokenizer: send pre-tokenized text "
                             f"(input conllu, horizontal or vertical)")
     try:
-        return list(tokenize(text))
+        return model.sentences_of_text(text)
     except InputError as error:
         raise RequestError(located(error)) from None
 
@@ -151,16 +152,14 @@ def sentence_id(sentence: Sentence, index: int) -> str:
 
 
 def as_json(sentences: Sequence[Sentence], trees: Sequence[Tree] | None) -> list[dict]:
-    """Each sentence as ``{"id", "words": [{"id", "form", ..., "head", "deprel"}]}``."""
+    """Each sentence as ``{"id", "text", "tokens", "words": [{"id", "form", ..., "head",
+    "deprel", "misc"}]}``, the sentences of `arcwise.pipeline.document.Document.to_json`
+    (the id: its ``# sent_id``, else its 1-based position in the request)."""
+    from arcwise.pipeline.document import DocumentSentence
+
     out = []
     for k, s in enumerate(_with_trees(sentences, trees)):
-        words = [
-            {"id": i, "form": s.form[i], "lemma": s.lemma[i], "upos": s.upos[i],
-             "xpos": s.xpos[i], "feats": s.feats[i], "head": int(s.head[i]),
-             "deprel": s.deprel[i]}
-            for i in range(1, s.n + 1)
-        ]
-        out.append({"id": sentence_id(s, k), "words": words})
+        out.append({**DocumentSentence(s).to_json(), "id": sentence_id(s, k)})
     return out
 
 

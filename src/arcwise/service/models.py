@@ -1,12 +1,15 @@
-"""The served parsers: loaded and warmed once at start, fed by one batching thread.
+"""The served models: loaded and warmed once at start, fed by one batching thread.
 
 `load_models` reads ``NAME=PATH`` (or ``PATH``, named after the file) specs
-with `arcwise.load`; `warm` parses a two-word sentence so that the compiled
-kernels are loaded (or compiled) before the first request.  `Batcher` runs
-every parse on one thread, off the event loop: the requests that arrive
-while a batch is parsed are parsed together in the next, one compiled call
-per model (`arcwise.parse.Parser.parse` batches whole lists), so many small
-requests cost about what one large one does.  One thread for all models also
+with `arcwise.load`: a parser, or a pipeline whose tokenizer reads raw text
+and whose tagger tags bare words (`ServedModel`); `warm` runs each stage on
+two words so that the compiled kernels are loaded (or compiled) before the
+first request.  Tokenizing and tagging run in the request's worker thread
+(their kernels are serial); `Batcher` runs every parse on one thread, off
+the event loop: the requests that arrive while a batch is parsed are parsed
+together in the next, one compiled call per model
+(`arcwise.parse.Parser.parse` batches whole lists), so many small requests
+cost about what one large one does.  One thread for all models also
 keeps numba's parallel loops from being entered from two threads at once.
 
 A round under `PARALLEL_FROM` sentences runs on one numba thread: starting
@@ -37,25 +40,60 @@ PARALLEL_FROM = 512  # sentences in a round from which numba's threads share the
 
 @dataclass
 class ServedModel:
-    """A loaded parser under the name clients use."""
+    """A loaded model under the name clients use: a parser, or a pipeline
+    (`arcwise.pipeline.pipeline.Pipeline`: tokenizer, tagger and parser, each optional).
+
+    Each stage is the pipeline's own: raw text is split by `Pipeline.sentences_of_text`,
+    words are tagged by `Pipeline.tag`, and the parser is the pipeline's parser.
+    """
 
     name: str
     path: str
-    parser: Any
+    loaded: Any  # what `arcwise.load` gave
 
     @property
-    def system(self) -> str:
-        return self.parser.system
+    def pipeline(self) -> Any:
+        """The pipeline, or None for a plain parser."""
+        from arcwise.pipeline.pipeline import Pipeline
+
+        return self.loaded if isinstance(self.loaded, Pipeline) else None
+
+    @property
+    def parser(self) -> Any:
+        return self.pipeline.parser if self.pipeline is not None else self.loaded
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.pipeline.tokenizer if self.pipeline is not None else None
+
+    @property
+    def tagger(self) -> Any:
+        return self.pipeline.tagger if self.pipeline is not None else None
+
+    @property
+    def system(self) -> str | None:
+        """The parser's transition system (None: a pipeline without a parser)."""
+        return self.parser.system if self.parser is not None else None
+
+    def sentences_of_text(self, text: str) -> list[Sentence]:
+        """The untagged sentences of raw text, split by the pipeline's tokenizer (with
+        ``# sent_id``, ``# text`` and ``SpaceAfter=No`` as `arcwise parse --input text`)."""
+        return self.pipeline.sentences_of_text(text)
+
+    def tag(self, sentences: list[Sentence], retag: bool = False) -> list[Sentence]:
+        """The sentences tagged when they have no tags (retag: always) and the model has a
+        tagger; else as they are."""
+        return self.pipeline.tag(sentences, retag=retag) if self.tagger is not None \
+            else sentences
 
     def inputs(self) -> list[str]:
         """The input kinds this model reads (``text`` only with a tokenizer)."""
-        return [k.name for k in formats.INPUTS.values() if k.available(self.parser)]
+        return [k.name for k in formats.INPUTS.values() if k.available(self)]
 
     def components(self) -> list[str]:
         """What the model does, in UDPipe's words (``tokenizer``, ``tagger``, ``parser``)."""
-        parts = [part for part, method in (("tokenizer", "tokenize"), ("tagger", "tag"))
-                 if callable(getattr(self.parser, method, None))]
-        return [*parts, "parser"]
+        return [part for part in ("tokenizer", "tagger", "parser")
+                if getattr(self, part) is not None]
 
     def info(self) -> dict[str, Any]:
         return {"name": self.name, "system": self.system, "file": os.path.basename(self.path),
@@ -83,21 +121,23 @@ def load_models(specs: list[str]) -> dict[str, ServedModel]:
         name, path = parse_spec(spec)
         if name in models:
             raise ArcwiseError(f"two models named {name!r}: name them with -m NAME=PATH")
-        parser = arcwise.load(path)
-        try:
-            parser.served_name = name  # for messages such as "NAME has no tokenizer"
-        except AttributeError:
-            pass
-        warm(parser)
-        models[name] = ServedModel(name, path, parser)
+        model = ServedModel(name, path, arcwise.load(path))
+        warm(model)
+        models[name] = model
     return models
 
 
-def warm(parser: Any) -> None:
-    """Parse a two-word sentence, so the compiled kernels are ready before any request (tagged
-    X: a parser trained with tags refuses untagged words)."""
-    tagged = "".join(f"{i}\t{w}\t_\tX\tX\t_\t_\t_\t_\t_\n" for i, w in enumerate(("arcwise", "warms"), 1))
-    parser.parse(formats.read("conllu", tagged + "\n"), single_root=True)
+def warm(model: ServedModel) -> None:
+    """Run each stage of the model on two words, so the compiled kernels are ready before
+    any request (the parser's words tagged X: a parser trained with tags refuses bare words)."""
+    if model.tokenizer is not None:
+        model.sentences_of_text("arcwise warms.")
+    if model.tagger is not None:
+        model.tag(formats.read("horizontal", "arcwise warms"), retag=True)
+    if model.parser is not None:
+        tagged = "".join(f"{i}\t{w}\t_\tX\tX\t_\t_\t_\t_\t_\n"
+                         for i, w in enumerate(("arcwise", "warms"), 1))
+        model.parser.parse(formats.read("conllu", tagged + "\n"), single_root=True)
 
 
 @dataclass

@@ -212,7 +212,7 @@ async function parseText() {
     const withGold = golds.length === answer.result.length && golds.every((t) => t !== null);
     const sentences = answer.result.map((s, k) => {
       const parsed = [s.words.map((w) => w.head), s.words.map((w) => w.deprel)];
-      return { id: s.id, text: "", form: s.words.map((w) => w.form), upos: s.words.map((w) => w.upos),
+      return { id: s.id, text: s.text || "", form: s.words.map((w) => w.form), upos: s.words.map((w) => w.upos),
                trees: withGold ? [golds[k], parsed] : [parsed] };
     });
     setData({ names: withGold ? ["gold", answer.model] : [answer.model], gold: withGold ? 0 : null, sentences });
