@@ -118,3 +118,49 @@ def test_bench_serve_interleaves_bad_requests_and_reports(untagged_tiny_model): 
     assert result["unexpected"] == 0 and result["server_exit"] == 0
     assert result["statuses"] == {"200": 6, "400": 2, "404": 2, "413": 2}
     assert result["p50_ms"] <= result["p99_ms"] and result["peak_rss_mib"] > 0
+
+
+def test_serve_with_two_worker_processes(untagged_tiny_model):  # noqa: F811
+    """--workers 2: two processes, each with its own models and batching thread, share the
+    port; concurrent requests are all answered, and SIGTERM stops both and the parent."""
+    import queue
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    model, three = untagged_tiny_model
+    process, port, seen = start("-m", f"en={model}", "--workers", "2")
+    lines: queue.SimpleQueue = queue.SimpleQueue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr],
+                     daemon=True).start()
+    try:
+        # the parent opens the port, then each worker loads the models: wait for both
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while sum("arcwise serve: ready with en" in line for line in seen) < 2:
+            assert process.poll() is None and time.monotonic() < deadline, "".join(seen)
+            try:
+                seen.append(lines.get(timeout=1))
+            except queue.Empty:
+                pass
+        workers = {int(line.split("[")[1].split("]")[0])
+                   for line in seen if "Started server process [" in line}
+        assert len(workers) == 2 and process.pid not in workers, "".join(seen)
+        good = {"data": three.read_text(), "parser": ""}
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda _: request(port, "POST", "/process", good), range(16)))
+        assert all(status == 200 for status, _ in answers)
+        assert len({json.dumps(answer) for _, answer in answers}) == 1
+        assert answers[0][1]["result"].count("\n\n") == 3
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    while not lines.empty():
+        seen.append(lines.get())
+    assert process.returncode == 0, "".join(seen)
+    assert "Traceback" not in "".join(seen)
+    deadline = time.monotonic() + 30  # no worker outlives the parent (init reaps them)
+    while any(os.path.exists(f"/proc/{pid}") for pid in workers):
+        assert time.monotonic() < deadline, f"workers {workers} still running"
+        time.sleep(0.1)

@@ -8,6 +8,9 @@ import os
 import typer
 
 CONFIG_VARIABLE = "ARCWISE_SERVE_CONFIG"  # how `--workers` hands the options to each worker
+WORKER_PING_SECONDS = 60  # uvicorn restarts a worker that does not answer its ping in time
+#                          (5 s by default: short for a worker loading models on a busy machine)
+LOG_FORMAT = "%(levelname)s: %(message)s"
 
 
 def register(app: typer.Typer) -> None:
@@ -48,7 +51,7 @@ def register(app: typer.Typer) -> None:
 
         uvicorn, create_app = _service_stack()
 
-        logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
+        logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
         limits = Limits(max_request_bytes, max_sentence_words)
         common = dict(host=host, port=port, log_level="info", access_log=access_log,
                       timeout_graceful_shutdown=graceful_seconds)
@@ -58,7 +61,8 @@ def register(app: typer.Typer) -> None:
                 os.environ[CONFIG_VARIABLE] = json.dumps(
                     {"models": model, "limits": [max_request_bytes, max_sentence_words]})
                 uvicorn.run("arcwise.cli.serve:app_from_environment", factory=True,
-                            workers=workers, **common)
+                            workers=workers, timeout_worker_healthcheck=WORKER_PING_SECONDS,
+                            **common)
             else:
                 app_ = create_app(load_models(model), limits)
                 uvicorn.Server(uvicorn.Config(app_, **common)).run()
@@ -85,10 +89,14 @@ def _service_stack():
 
 
 def app_from_environment():
-    """The app of one `--workers` process, configured by the parent's options."""
+    """The app of one `--workers` process, configured by the parent's options (uvicorn
+    spawns each worker, which calls this to build its own app: models, batching thread)."""
+    import logging
+
     from arcwise.service.app import create_app
     from arcwise.service.limits import Limits
     from arcwise.service.models import load_models
 
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     config = json.loads(os.environ[CONFIG_VARIABLE])
     return create_app(load_models(config["models"]), Limits(*config["limits"]))
