@@ -170,7 +170,8 @@ class GuidedParser:
                         if name.startswith(GUIDE_PREFIX)}
         own = {name: a for name, a in arrays.items() if not name.startswith(GUIDE_PREFIX)}
         guide = from_saved(guide_arrays, guide_meta, f"{source} (guide)")
-        guided = from_saved(own, meta, source)
+        own_meta = {k: v for k, v in meta.items() if k not in ("guide", "stacking")}
+        guided = from_saved(own, own_meta, source)
         try:
             return cls(guide, guided, meta["stacking"]["folds"])
         except (KeyError, ValueError) as error:
@@ -179,13 +180,9 @@ class GuidedParser:
 
 def from_saved(arrays: dict[str, np.ndarray], meta: dict[str, Any], source: str):
     """A transition-based or graph-based parser from a model file's (arrays, metadata)."""
-    if meta.get("system") == "mst":
-        from arcwise.graph.mst_parser import GraphParser
+    from arcwise.models import kinds
 
-        return GraphParser.from_saved(arrays, meta, source)
-    from arcwise.parse import Parser
-
-    return Parser.from_saved(arrays, meta, source)
+    return kinds.from_saved(arrays, meta, source)
 
 
 def train_guided(system: str, train_sentences: Sequence[Sentence],

@@ -17,6 +17,11 @@ class Oracle(str, Enum):
     dynamic = "dynamic"
 
 
+class Model(str, Enum):  # arcwise.train.MODELS
+    perceptron = "perceptron"
+    bilstm = "bilstm"
+
+
 class Priority(str, Enum):  # arcwise.oracles.priority.PRIORITIES
     monotonic = "monotonic"
     none = "none"
@@ -256,6 +261,18 @@ def register(app: typer.Typer) -> None:
         ),
         tag_folds: int = typer.Option(10, "--tag-folds", min=2,
                                       help="--tags predicted: jackknifing folds."),
+        model: Model = typer.Option(
+            Model.perceptron, "--model",
+            help="What scores the transitions: the averaged perceptron, or a BiLSTM "
+            "(Kiperwasser & Goldberg 2016; needs the neural extra: pip install "
+            "'arcwise[neural]').",
+        ),
+        neural: list[str] = typer.Option(
+            [], "--neural", metavar="KEY=VALUE",
+            help="--model bilstm: a network or training option (repeatable): word, suffix, "
+            "shape, tag (embedding sizes), lstm, layers, hidden, word_dropout, learning_rate, "
+            "batch_sentences, aggressive_p, threads.",
+        ),
     ) -> None:
         """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.
 
@@ -292,6 +309,10 @@ def register(app: typer.Typer) -> None:
                                  variant_features=variant_features))
             return
         check_options(ctx, system, oracle.value, bound, decoder, update)
+        neural_options = parse_neural(neural, model.value)
+        if model.value != "perceptron" and (system == "mst" or guide_path is not None):
+            raise ArcwiseError(f"--model {model.value} trains transition systems, without "
+                               "--guide, for now")
         check_output(output, train_path, dev_path, guide_path)
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None
@@ -303,9 +324,11 @@ def register(app: typer.Typer) -> None:
         with EpochProgress(f"{system} ({oracle.value})", epochs) as bar:
 
             def progress(entry: dict) -> None:
+                learning = (f"update rate {entry['error_rate']:.3f}" if "error_rate" in entry
+                            else f"loss {entry['loss']:.3f}")
                 bar.epoch(f"{system} ({oracle.value}) epoch {entry['epoch']}: "
                           f"{entry['sentences_per_second']:.0f} sentences/s, "
-                          f"update rate {entry['error_rate']:.3f}{dev_scores(entry)}")
+                          f"{learning}{dev_scores(entry)}")
 
             try:
                 parser, log = train(
@@ -313,7 +336,8 @@ def register(app: typer.Typer) -> None:
                     explore_from=explore_from, explore_p=explore_p, seed=seed, progress=progress,
                     pseudo_projective=pseudo_projective.value if pseudo_projective else None,
                     oracle_priority=oracle_priority.value if oracle_priority else None,
-                    variant_features=variant_features, **guide.training_options,
+                    variant_features=variant_features, model=model.value,
+                    neural=neural_options, **guide.training_options,
                 )
             except ValueError as error:  # bad system, bound or option
                 raise ArcwiseError(str(error)) from None
@@ -326,6 +350,30 @@ def register(app: typer.Typer) -> None:
             json.dump(log, out, indent=2)
         print(f"wrote {output} (best epoch {log['best_epoch']}) and {log_path}", file=sys.stderr)
         print(tree_summary(log), file=sys.stderr)
+
+
+def parse_neural(pairs: list[str], model: str) -> dict:
+    """--neural KEY=VALUE options as {key: int or float}; errors before any file is read."""
+    if pairs and model == "perceptron":
+        raise ArcwiseError("--neural applies to --model bilstm only")
+    if not pairs:
+        return {}
+    from dataclasses import fields
+
+    from arcwise.models.bilstm import Sizes
+
+    known = {f.name: f.type for f in fields(Sizes)}
+    known.update(batch_sentences="int", aggressive_p="float", threads="int")
+    options = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        if key not in known:
+            raise ArcwiseError(f"--neural {pair}: unknown option; use one of {', '.join(known)}")
+        try:
+            options[key] = float(value) if known[key] in (float, "float") else int(value)
+        except ValueError:
+            raise ArcwiseError(f"--neural {pair}: {value!r} is not a number") from None
+    return options
 
 
 class Guide:
