@@ -166,6 +166,7 @@ def run_cli(*args):
                           capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.skipif(NO_JIT, reason="the compiled run covers the command line (30 s uncompiled)")
 def test_cli_trains_and_parses_a_bilstm_model(tmp_path):
     treebank = tmp_path / "small.conllu"
     sentences = train_and_dev(6, 0)[0]
