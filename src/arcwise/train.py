@@ -390,22 +390,30 @@ def train(
             "train_head_errors": round(wrong / max(trained_words, 1), 6),
             "exploring": bool(explore),
         }
-        if dev_batch is not None:
-            scores = score_parser(parser, dev, dev_batch)
-            entry["dev_uas"], entry["dev_las"] = round(scores.uas, 2), round(scores.las, 2)
-        log["epochs"].append(entry)
-        key = entry.get("dev_las", 0.0)
-        if best is None or dev_batch is None or key > best[0]:
-            best = (key, parser.weights, entry)
-            log["best_epoch"] = epoch + 1
-        if progress is not None:
-            progress(entry)
+        best = end_of_epoch(log, entry, parser, dev, dev_batch, best, lambda: parser.weights,
+                            progress)
     assert best is not None
     parser.weights = best[1]
     if dev_batch is not None:
         parser.scores = {"dev": {"uas": best[2]["dev_uas"], "las": best[2]["dev_las"],
                                  "epoch": best[2]["epoch"]}}
     return parser, log
+
+
+def end_of_epoch(log, entry, parser, dev, dev_batch, best, snapshot, progress):
+    """Score the epoch's parser on dev, log the epoch, and keep the best: returns the best
+    (dev LAS, snapshot(), log entry) so far (without dev data, the last epoch)."""
+    if dev_batch is not None:
+        scores = score_parser(parser, dev, dev_batch)
+        entry["dev_uas"], entry["dev_las"] = round(scores.uas, 2), round(scores.las, 2)
+    log["epochs"].append(entry)
+    key = entry.get("dev_las", 0.0)
+    if best is None or dev_batch is None or key > best[0]:
+        best = (key, snapshot(), entry)
+        log["best_epoch"] = entry["epoch"]
+    if progress is not None:
+        progress(entry)
+    return best
 
 
 def log_header(system: str, sentences: list[Sentence], malformed: int, unbuildable: int,
@@ -506,16 +514,8 @@ def _train_stepped(system, ts, sentences, dev, vocabularies, classes, root_label
             "train_head_errors": round(wrong / max(trained_words, 1), 6),
             "exploring": bool(explore),
         }
-        if dev_batch is not None:
-            scores = score_parser(parser, dev, dev_batch)
-            entry["dev_uas"], entry["dev_las"] = round(scores.uas, 2), round(scores.las, 2)
-        log["epochs"].append(entry)
-        key = entry.get("dev_las", 0.0)
-        if best is None or dev_batch is None or key > best[0]:
-            best = (key, copy.deepcopy(scorer.network.state_dict()), entry)
-            log["best_epoch"] = epoch + 1
-        if progress is not None:
-            progress(entry)
+        best = end_of_epoch(log, entry, parser, dev, dev_batch, best,
+                            lambda: copy.deepcopy(scorer.network.state_dict()), progress)
     scorer.network.load_state_dict(best[1])
     scorer.network.eval()
     if dev_batch is not None:
