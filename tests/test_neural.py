@@ -181,3 +181,45 @@ def test_cli_trains_and_parses_a_bilstm_model(tmp_path):
     refused = run_cli("train", "--system", "arc-hybrid", "--neural", "lstm=4", "--train",
                       treebank, "-o", tmp_path / "p.arcwise")
     assert refused.returncode == 2 and "--neural applies to --model bilstm" in refused.stderr
+
+
+def test_biaffine_trains_decodes_one_root_trees_saves_and_loads(data, tmp_path):
+    from arcwise.graph.biaffine_parser import BiaffineParser, train_biaffine
+
+    for decoder in ("projective", "non-projective"):
+        parser, log = train_biaffine(data[0], data[1], decoder=decoder, epochs=1, seed=1,
+                                     neural={**TINY, "arc": 8, "label": 4})
+        assert log["hyperparameters"]["model"] == "biaffine" and log["best_epoch"] == 1
+        trees = parser.parse(data[1])
+        for (head, _), sentence in zip(trees, data[1]):
+            head = np.asarray(head, np.int32)
+            assert is_well_formed(head) and len(head) == sentence.n + 1
+            assert (head[1:] == 0).sum() == 1
+            if decoder == "projective":
+                from arcwise.trees.projectivity import is_projective
+
+                assert is_projective(head)
+        path = tmp_path / f"{decoder}.arcwise"
+        parser.save(path)
+        loaded = arcwise.load(path)
+        assert isinstance(loaded, BiaffineParser) and loaded.decoder == decoder
+        assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
+                   for a, b in zip(trees, loaded.parse(data[1])))
+
+
+@pytest.mark.skipif(NO_JIT, reason="the compiled run covers the command line")
+def test_cli_trains_a_biaffine_parser_and_refuses_linear_options(tmp_path):
+    treebank = tmp_path / "small.conllu"
+    sentences = train_and_dev(6, 0)[0]
+    treebank.write_text("".join("\n".join(s.lines) + "\n\n" for s in sentences))
+    model = tmp_path / "b.arcwise"
+    sizes = ("--neural", "lstm=8", "--neural", "word=8", "--neural", "arc=8", "--neural", "label=4")
+    done = run_cli("train", "--system", "mst", "--model", "biaffine", "--train", treebank,
+                   "--epochs", "1", "-o", model, *sizes)
+    assert done.returncode == 0, done.stderr
+    parsed = run_cli("parse", "-m", model, treebank)
+    assert parsed.returncode == 0 and parsed.stdout.count("\n\n") == len(sentences)
+    for args in (("--order", "2"), ("--system", "arc-eager")):
+        refused = run_cli("train", "--system", "mst", "--model", "biaffine", "--train", treebank,
+                          "-o", tmp_path / "x.arcwise", *args)
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr

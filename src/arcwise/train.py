@@ -526,6 +526,9 @@ def _train_stepped(system, ts, sentences, dev, vocabularies, classes, root_label
 
 def score_parser(parser: Parser, gold: list[Sentence], batch: Batch | None = None):
     """`evaluate` the parser's output on gold sentences (an encoded batch of them may be given)."""
-    batch = batch or Batch(gold, parser.vocabularies)
-    parsed = [with_tree(s, *tree) for s, tree in zip(gold, parser.trees(batch))]
+    if hasattr(parser, "trees"):  # a transition-based parser: the encoded batch
+        trees = parser.trees(batch or Batch(gold, parser.vocabularies))
+    else:
+        trees = parser.parse(gold, single_root=False)
+    parsed = [with_tree(s, *tree) for s, tree in zip(gold, trees)]
     return evaluate(gold, parsed)

@@ -20,6 +20,7 @@ class Oracle(str, Enum):
 class Model(str, Enum):  # arcwise.train.MODELS
     perceptron = "perceptron"
     bilstm = "bilstm"
+    biaffine = "biaffine"
 
 
 class Priority(str, Enum):  # arcwise.oracles.priority.PRIORITIES
@@ -263,15 +264,17 @@ def register(app: typer.Typer) -> None:
                                       help="--tags predicted: jackknifing folds."),
         model: Model = typer.Option(
             Model.perceptron, "--model",
-            help="What scores the transitions: the averaged perceptron, or a BiLSTM "
-            "(Kiperwasser & Goldberg 2016; needs the neural extra: pip install "
-            "'arcwise[neural]').",
+            help="What scores the parser's decisions: the averaged perceptron (transition "
+            "systems; mst: its linear model), a BiLSTM (transition systems; Kiperwasser & "
+            "Goldberg 2016) or biaffine (--system mst; Dozat & Manning 2017). The neural "
+            "models need the neural extra: pip install 'arcwise[neural]'.",
         ),
         neural: list[str] = typer.Option(
             [], "--neural", metavar="KEY=VALUE",
-            help="--model bilstm: a network or training option (repeatable): word, suffix, "
-            "shape, tag (embedding sizes), lstm, layers, hidden, word_dropout, learning_rate, "
-            "batch_sentences, aggressive_p, threads.",
+            help="--model bilstm or biaffine: a network or training option (repeatable): "
+            "word, suffix, shape, tag (embedding sizes), lstm, layers, word_dropout, "
+            "learning_rate, batch_sentences, threads; bilstm: hidden, aggressive_p; "
+            "biaffine: arc, label, dropout.",
         ),
     ) -> None:
         """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.
@@ -310,13 +313,20 @@ def register(app: typer.Typer) -> None:
             return
         check_options(ctx, system, oracle.value, bound, decoder, update)
         neural_options = parse_neural(neural, model.value)
-        if model.value != "perceptron" and (system == "mst" or guide_path is not None):
-            raise ArcwiseError(f"--model {model.value} trains transition systems, without "
-                               "--guide, for now")
+        if (model.value == "biaffine") != (system == "mst" and model.value != "perceptron"):
+            raise ArcwiseError(f"--model {model.value} does not train --system {system}: "
+                               "--model bilstm trains transition systems, --model biaffine "
+                               "the graph-based parser (--system mst)")
+        if model.value != "perceptron" and guide_path is not None:
+            raise ArcwiseError(f"--model {model.value} cannot be trained with --guide yet")
         check_output(output, train_path, dev_path, guide_path)
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None
         guide = guided_by(guide_path, guide_folds, train_sentences, dev)
+        if model.value == "biaffine":
+            _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed,
+                            neural_options)
+            return
         if system == "mst":
             _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed,
                                 guide)
@@ -355,15 +365,18 @@ def register(app: typer.Typer) -> None:
 def parse_neural(pairs: list[str], model: str) -> dict:
     """--neural KEY=VALUE options as {key: int or float}; errors before any file is read."""
     if pairs and model == "perceptron":
-        raise ArcwiseError("--neural applies to --model bilstm only")
+        raise ArcwiseError("--neural applies to --model bilstm and biaffine only")
     if not pairs:
         return {}
     from dataclasses import fields
 
+    from arcwise.models.biaffine import BiaffineSizes
     from arcwise.models.bilstm import Sizes
 
-    known = {f.name: f.type for f in fields(Sizes)}
-    known.update(batch_sentences="int", aggressive_p="float", threads="int")
+    known = {f.name: f.type for f in fields(BiaffineSizes if model == "biaffine" else Sizes)}
+    known.update(batch_sentences="int", threads="int")
+    if model == "bilstm":
+        known.update(aggressive_p="float")
     options = {}
     for pair in pairs:
         key, _, value = pair.partition("=")
@@ -442,6 +455,35 @@ def _train_graph_parser(train_sentences, dev, output, order, decoder, update, ep
         json.dump({"system": "mst", "hyperparameters": parser.hyperparameters, "epochs": log},
                   out, indent=2)
     print(f"wrote {output} and {log_path}", file=sys.stderr)
+
+
+def _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed, neural) -> None:
+    """`arcwise train --system mst --model biaffine`: the neural graph-based parser."""
+    from arcwise.graph.biaffine_parser import train_biaffine
+    from arcwise.io.atomic import atomic_write
+
+    for option in ("order", "update"):
+        source = ctx.get_parameter_source(option)
+        if source and source.name in ("COMMANDLINE", "ENVIRONMENT"):
+            raise ArcwiseError(f"--{option} applies to the linear MST parser, not to "
+                               "--model biaffine")
+    with EpochProgress(f"biaffine {decoder}", epochs) as bar:
+
+        def progress(entry: dict) -> None:
+            bar.epoch(f"biaffine epoch {entry['epoch']}: {entry['sentences_per_second']:.0f} "
+                      f"sentences/s, loss {entry['loss']:.3f}{dev_scores(entry)}")
+
+        try:
+            parser, log = train_biaffine(train_sentences, dev, decoder=decoder, epochs=epochs,
+                                         seed=seed, progress=progress, neural=neural)
+        except ValueError as error:
+            raise ArcwiseError(str(error)) from None
+    parser.command_line = ["arcwise", *sys.argv[1:]]
+    saved_and_verified(parser, output)
+    log_path = output.with_name(output.name + ".log.json")
+    with atomic_write(log_path) as out:
+        json.dump(log, out, indent=2)
+    print(f"wrote {output} (best epoch {log['best_epoch']}) and {log_path}", file=sys.stderr)
 
 
 def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed, tags,

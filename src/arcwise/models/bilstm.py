@@ -59,31 +59,62 @@ class Sizes:
     learning_rate: float = 1e-3
 
 
-class Network(nn.Module if nn is not None else object):
-    """Embeddings, BiLSTM and the two MLPs (see the module docstring)."""
+class Encoder(nn.Module if nn is not None else object):
+    """Embeddings of each word's columns (`EMBEDDED`) and a BiLSTM over the sentence."""
 
-    def __init__(self, vocabulary_sizes: list[int], n_bases: int, n_columns: int,
-                 n_slots: int, sizes: Sizes):
+    def __init__(self, vocabulary_sizes: list[int], sizes: Sizes, dropout: float = 0.0):
         super().__init__()
         dims = (sizes.word, sizes.suffix, sizes.shape, sizes.tag, sizes.tag, sizes.tag)
         self.embeddings = nn.ModuleList(
             nn.Embedding(max(v, 2), d) for v, d in zip(vocabulary_sizes, dims))
+        self.dropout = nn.Dropout(dropout)
         self.lstm = nn.LSTM(sum(dims), sizes.lstm, num_layers=sizes.layers,
-                            bidirectional=True, batch_first=True)
-        width = 2 * sizes.lstm
+                            bidirectional=True, batch_first=True,
+                            dropout=dropout if sizes.layers > 1 else 0.0)
+        self.width = 2 * sizes.lstm
+
+    def forward(self, columns: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """BiLSTM vectors [sentences, longest, width] of padded word ids [s, longest, 6]."""
+        embedded = torch.cat([e(columns[:, :, k]) for k, e in enumerate(self.embeddings)], -1)
+        packed = nn.utils.rnn.pack_padded_sequence(self.dropout(embedded), lengths,
+                                                   batch_first=True, enforce_sorted=False)
+        out, _ = self.lstm(packed)
+        return self.dropout(nn.utils.rnn.pad_packed_sequence(out, batch_first=True)[0])
+
+
+def encoder_inputs(words: np.ndarray, offsets: np.ndarray, form_counts: np.ndarray | None,
+                   word_dropout: float, rng: np.random.Generator | None):
+    """The padded word ids [sentences, longest, 6] of a batch's words matrix, the lengths,
+    and (sentence, position) of each batch word.  With form_counts and rng, a form is
+    replaced by the unknown word with probability a / (a + its count) (word dropout)."""
+    columns = words[:, EMBEDDED].astype(np.int64)
+    if rng is not None and form_counts is not None:
+        counts = form_counts[np.minimum(columns[:, 0], len(form_counts) - 1)]
+        drop = rng.random(len(columns)) < word_dropout / (word_dropout + counts)
+        columns[drop & (columns[:, 0] > 1), 0] = UNKNOWN  # never the root
+    sizes = np.diff(offsets)
+    longest = int(sizes.max()) if len(sizes) else 0
+    padded = np.zeros((len(sizes), longest, len(EMBEDDED)), dtype=np.int64)
+    where = (np.concatenate([np.arange(s) for s in sizes]) if len(sizes)
+             else np.zeros(0, dtype=np.int64))
+    sentence = np.repeat(np.arange(len(sizes)), sizes)
+    padded[sentence, where] = columns
+    return torch.from_numpy(padded), torch.from_numpy(sizes), sentence, where
+
+
+class Network(nn.Module if nn is not None else object):
+    """The encoder and the two MLPs (see the module docstring)."""
+
+    def __init__(self, vocabulary_sizes: list[int], n_bases: int, n_columns: int,
+                 n_slots: int, sizes: Sizes):
+        super().__init__()
+        self.encoder = Encoder(vocabulary_sizes, sizes)
+        width = self.encoder.width
         self.missing = nn.Parameter(torch.zeros(width))
         self.transition = nn.Sequential(nn.Linear(n_bases * width, sizes.hidden), nn.Tanh(),
                                         nn.Linear(sizes.hidden, n_columns))
         self.label = nn.Sequential(nn.Linear(n_bases * width, sizes.hidden), nn.Tanh(),
                                    nn.Linear(sizes.hidden, max(n_slots, 1)))
-
-    def encode(self, columns: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        """BiLSTM vectors [sentences, longest, 2 * lstm] of padded word ids [s, longest, 6]."""
-        embedded = torch.cat([e(columns[:, :, k]) for k, e in enumerate(self.embeddings)], -1)
-        packed = nn.utils.rnn.pack_padded_sequence(embedded, lengths, batch_first=True,
-                                                   enforce_sorted=False)
-        out, _ = self.lstm(packed)
-        return nn.utils.rnn.pad_packed_sequence(out, batch_first=True)[0]
 
 
 class Context:
@@ -125,20 +156,11 @@ class BiLSTMScorer:
     def encode(self, batch, train: bool) -> Context:
         """The BiLSTM vectors of a `arcwise.parse.Batch`'s words."""
         self.network.train(train)
-        columns = batch.words[:, EMBEDDED].astype(np.int64)
-        if train and self.form_counts is not None:
-            counts = self.form_counts[np.minimum(columns[:, 0], len(self.form_counts) - 1)]
-            a = self.sizes.word_dropout
-            drop = self.rng.random(len(columns)) < a / (a + counts)
-            columns[drop & (columns[:, 0] > 1), 0] = UNKNOWN  # never the root
-        sizes = np.diff(batch.offsets)
-        longest = int(sizes.max()) if len(sizes) else 0
-        padded = np.zeros((len(sizes), longest, len(EMBEDDED)), dtype=np.int64)
-        where = np.concatenate([np.arange(s) for s in sizes]) if len(sizes) else np.zeros(0, int)
-        sentence = np.repeat(np.arange(len(sizes)), sizes)
-        padded[sentence, where] = columns
+        padded, lengths, sentence, where = encoder_inputs(
+            batch.words, batch.offsets, self.form_counts, self.sizes.word_dropout,
+            self.rng if train else None)
         with torch.set_grad_enabled(train):
-            vectors = self.network.encode(torch.from_numpy(padded), torch.from_numpy(sizes))
+            vectors = self.network.encoder(padded, lengths)
             flat = vectors[torch.from_numpy(sentence), torch.from_numpy(where)]
             flat = torch.cat([flat, self.network.missing[None, :]])
         return Context(flat)

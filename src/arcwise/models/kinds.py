@@ -21,6 +21,7 @@ KINDS = {
     "perceptron": "arcwise.parse:Parser",
     "bilstm": "arcwise.stepped:ScorerParser",
     "graph": "arcwise.graph.mst_parser:GraphParser",
+    "biaffine": "arcwise.graph.biaffine_parser:BiaffineParser",
     "guided": "arcwise.stacking:GuidedParser",
     "pipeline": "arcwise.pipeline.pipeline:Pipeline",
 }
