@@ -4,8 +4,10 @@
         [--epochs 15] [--train PATH --dev PATH --test PATH] [--threads 2]
         [--neural KEY=VALUE ...] [--max-train N] [--seed 1] [--json]
 
-Per configuration (SYSTEM:ORACLE[:BOUND]): trains `arcwise.train.train(...,
-model="bilstm")` on the training split with dev selection, then parses the
+Per configuration (SYSTEM:ORACLE[:BOUND] for a BiLSTM transition parser,
+`arcwise.train.train(..., model="bilstm")`; biaffine[:projective] for the
+biaffine graph-based parser, `train_biaffine`): trains on the training
+split with dev selection, then parses the
 test split with the best epoch's model and prints test UAS/LAS (CoNLL 2018
 rules, punctuation included), the seconds to the best epoch and in all, and
 parse speed (sentences/s, encoding and stepping, the network on `--threads`
@@ -42,11 +44,13 @@ def main() -> int:
 
     from arcwise.cli.train import parse_neural
     from arcwise.errors import ArcwiseError
+    from arcwise.graph.biaffine_parser import train_biaffine
     from arcwise.io import read_treebank
     from arcwise.train import score_parser, train
 
     try:
-        neural = {"threads": args.threads, **parse_neural(args.neural, "bilstm")}
+        neural = {"threads": args.threads, **parse_neural(args.neural, "biaffine"
+                  if args.systems.startswith("biaffine") else "bilstm")}
         train_sentences = list(read_treebank(args.train))[: args.max_train]
         dev = list(read_treebank(args.dev))
         test = list(read_treebank(args.test))
@@ -55,12 +59,17 @@ def main() -> int:
         return 2
     rows = []
     for spec in args.systems.split(","):
-        system, oracle, *bound = spec.split(":")
+        system, *rest = spec.split(":")
         started = time.perf_counter()
-        model, log = train(system, train_sentences, dev, oracle=oracle,
-                           bound=bound[0] if bound else None, epochs=args.epochs,
-                           seed=args.seed, model="bilstm", neural=neural,
-                           progress=lambda e: print(json.dumps(e), file=sys.stderr, flush=True))
+        say = lambda e: print(json.dumps(e), file=sys.stderr, flush=True)  # noqa: E731
+        if system == "biaffine":
+            model, log = train_biaffine(train_sentences, dev, epochs=args.epochs,
+                                        decoder="projective" if rest else "non-projective",
+                                        seed=args.seed, neural=neural, progress=say)
+        else:
+            model, log = train(system, train_sentences, dev, oracle=rest[0],
+                               bound=rest[1] if len(rest) > 1 else None, epochs=args.epochs,
+                               seed=args.seed, model="bilstm", neural=neural, progress=say)
         total = time.perf_counter() - started
         to_best = sum(e["seconds"] for e in log["epochs"][: log["best_epoch"]])
         torch.set_num_threads(args.threads)
