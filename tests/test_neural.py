@@ -223,3 +223,19 @@ def test_cli_trains_a_biaffine_parser_and_refuses_linear_options(tmp_path):
         refused = run_cli("train", "--system", "mst", "--model", "biaffine", "--train", treebank,
                           "-o", tmp_path / "x.arcwise", *args)
         assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+
+
+def test_bilstm_trace_records_the_transitions(data):
+    """A traced parse gives the same trees, and every arc a transition made names one of
+    the system's actions."""
+    parser, _ = tiny_train("covington-nm", data)
+    plain = parser.parse(data[1])
+    traced = parser.parse(data[1], trace=True)
+    actions = set(systems.get("covington-nm").actions)
+    named = 0
+    for (h1, d1), (h2, d2, trace) in zip(plain, traced):
+        assert list(h1) == list(h2) and d1 == d2
+        for d in range(1, len(h2)):
+            assert trace.transition[d] is None or trace.transition[d] in actions
+            named += trace.transition[d] is not None
+    assert named > 0

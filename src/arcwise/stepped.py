@@ -81,18 +81,38 @@ class Stepper:
         return heads, labels, made
 
 
-def parse(scorer, kernels, classes: pc.ClassSet, batch, root_label: int):
-    """Greedy parses of an encoded batch: flat (heads, label ids, made) as `parse_batch`."""
+def parse(scorer, kernels, classes: pc.ClassSet, batch, root_label: int, trace: bool = False):
+    """Greedy parses of an encoded batch: flat (heads, label ids, made) as `parse_batch`,
+    and with trace also (built_by, reheadings, reheading_offsets)."""
     import torch
 
     with torch.no_grad():
         context = scorer.encode(batch, train=False)
         stepper = Stepper(kernels, classes, scorer, batch)
+        if trace:
+            built_by = np.full(len(batch.words), -1, dtype=np.int32)
+            room = steps.reheading_room(batch.offsets)
+            reheadings = np.zeros((room[-1], 2), dtype=np.int32)
+            counts = np.zeros(len(stepper.sizes), dtype=np.int64)
         while len(rows := stepper.running()):
             legal = stepper.legal(rows)
             scores = scorer.scores(context, rows, stepper.positions(rows))
-            stepper.apply(rows, steps.best_legal(scores, legal))
-    return stepper.trees(root_label)
+            best = steps.best_legal(scores, legal)
+            if trace:
+                steps.traced_apply_rows(kernels.system_id, stepper.states, rows, best,
+                                        classes.transition, classes.label, stepper.counts,
+                                        batch.offsets, built_by, room, reheadings, counts)
+                stepper.counts[rows[best < 0]] = STOPPED
+            else:
+                stepper.apply(rows, best)
+    trees = stepper.trees(root_label)
+    if not trace:
+        return trees
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    packed = np.concatenate([reheadings[room[b] : room[b] + counts[b]] for b in range(len(counts))]
+                            + [np.zeros((0, 2), dtype=np.int32)])
+    return (*trees, built_by, packed, offsets)
 
 
 def train_batch(scorer, kernels, oracle, classes: pc.ClassSet, batch, gold: tuple,
@@ -150,12 +170,10 @@ class ScorerParser(TransitionParser):
         self.scorer = scorer
 
     def parse_encoded(self, batch: Batch, trace: bool = False) -> tuple[np.ndarray, ...]:
-        if trace:
-            raise ArcwiseError(f"--trace is not available for {self.scorer.kind} models yet")
         if batch.guided:
             raise ArcwiseError("guide trees given to a model trained without a guide")
         return parse(self.scorer, self.kernels, self.classes, batch,
-                     self.classes.labels.index(self.root_label))
+                     self.classes.labels.index(self.root_label), trace)
 
     def meta(self) -> dict[str, Any]:
         return {**super().meta(), "model": self.scorer.kind, "scorer": self.scorer.meta()}

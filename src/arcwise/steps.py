@@ -26,7 +26,7 @@ from numba import njit
 from arcwise.features.addresses import N_BASES, base_positions
 from arcwise.models import perceptron as pc
 from arcwise.oracles import dispatch as oracles
-from arcwise.parse import final_tree, max_steps
+from arcwise.parse import final_tree, max_steps, reheadings_bound, traced_apply
 from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
 
@@ -245,6 +245,31 @@ def apply(system_id, states, rows, classes, class_transition, class_label, steps
         if c >= 0:
             systems.apply(system_id, states[rows[r]], class_transition[c], class_label[c])
             steps[rows[r]] += 1
+
+
+@njit(cache=True)
+def traced_apply_rows(system_id, states, rows, classes, class_transition, class_label, steps,
+                      word_offsets, built_by, room, reheadings, counts):
+    """`apply`, recording what each transition did to the arcs (`arcwise.parse.traced_apply`):
+    built_by (a row per batch word), and sentence b's re-headings in rows room[b] ..
+    room[b + 1] - 1 of reheadings, counts[b] of them so far."""
+    for r in range(rows.shape[0]):
+        c = classes[r]
+        if c >= 0:
+            b = rows[r]
+            a, e = word_offsets[b], word_offsets[b + 1]
+            counts[b] = traced_apply(system_id, states[b], class_transition[c], class_label[c],
+                                     built_by[a:e], reheadings[room[b] : room[b + 1]], counts[b])
+            steps[b] += 1
+
+
+@njit(cache=True)
+def reheading_room(word_offsets):
+    """room[b]: where sentence b's re-heading record starts (`reheadings_bound` rows each)."""
+    room = np.zeros(word_offsets.shape[0], dtype=np.int64)
+    for b in range(word_offsets.shape[0] - 1):
+        room[b + 1] = room[b] + reheadings_bound(word_offsets[b + 1] - word_offsets[b] - 1)
+    return room
 
 
 @njit(cache=True)
