@@ -328,18 +328,17 @@ def train(
     if model != "perceptron":
         if guide is not None:
             raise ValueError("a guided (stacking) parser is a perceptron model")
-        return _train_stepped(
-            system, ts, sentences, dev, vocabularies, classes, root_label, prepared, usable,
-            bound_index, dynamic, epochs, explore_from, explore_p, seed, progress,
-            neural or {}, log_header(system, sentences, malformed, unbuildable, usable,
-                                     lifted, {"model": model, "oracle": oracle, "bound": bound,
-                                              "epochs": epochs, "explore_from": explore_from,
-                                              "explore_p": explore_p, "seed": seed,
-                                              "oracle_options": oracle_options,
-                                              "oracle_priority": oracle_kernels.priority,
-                                              "pseudo_projective": pseudo_projective}),
-            pseudo_projective,
-        )
+        hyperparameters = {"model": model, "oracle": oracle, "bound": bound, "epochs": epochs,
+                           "explore_from": explore_from, "explore_p": explore_p, "seed": seed,
+                           "oracle_options": oracle_options,
+                           "oracle_priority": oracle_kernels.priority,
+                           "pseudo_projective": pseudo_projective}
+        run = TrainingRun(system, ts, sentences, dev, vocabularies, classes, root_label,
+                          prepared, usable, bound_index, dynamic, epochs, explore_from,
+                          explore_p, seed, pseudo_projective, progress,
+                          log_header(system, sentences, malformed, unbuildable, usable, lifted,
+                                     hyperparameters))
+        return _train_stepped(run, neural or {})
     gold_flat, gold_offsets = _flat_gold(prepared)
     usable_array = np.array(usable, dtype=np.int64)
 
@@ -447,9 +446,32 @@ def length_batches(lengths: np.ndarray, size: int, rng: np.random.Generator) -> 
     return [batches[k] for k in rng.permutation(len(batches))]
 
 
-def _train_stepped(system, ts, sentences, dev, vocabularies, classes, root_label, prepared,
-                   usable, bound_index, dynamic, epochs, explore_from, explore_p, seed,
-                   progress, options, log, pseudo_projective):
+@dataclasses.dataclass
+class TrainingRun:
+    """What `train` prepared for the epochs: the data, the oracle's gold arrays and the
+    options of the run (and its log so far)."""
+
+    system: str
+    ts: Any  # the `TransitionSystem` with its oracle
+    sentences: list[Sentence]
+    dev: list[Sentence]
+    vocabularies: Vocabularies
+    classes: pc.ClassSet
+    root_label: str
+    prepared: list  # per sentence, the oracle's prepared gold arrays (None: not trained on)
+    usable: list[int]  # the sentences trained on
+    bound: int
+    dynamic: bool
+    epochs: int
+    explore_from: int
+    explore_p: float
+    seed: int
+    pseudo_projective: str | None
+    progress: Callable[[dict[str, Any]], Any] | None
+    log: dict[str, Any]
+
+
+def _train_stepped(run: TrainingRun, options: dict[str, Any]):
     """`train` for a stepped scorer (the BiLSTM): batches of sentences through
     `arcwise.stepped.train_batch`, the best epoch on dev kept."""
     import copy
@@ -470,37 +492,35 @@ def _train_stepped(system, ts, sentences, dev, vocabularies, classes, root_label
     if threads:
         torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
-    vocabulary_sizes = [len(getattr(vocabularies, c)) for c in
-                        ("lower", "suffix", "shape", "upos", "xpos", "feats")]
-    scorer = bilstm.BiLSTMScorer(ts.kernels.bases, classes, vocabulary_sizes, sizes, seed)
-    batch = Batch(sentences, vocabularies)
-    counts = np.bincount(batch.words[:, 4], minlength=len(vocabularies.lower))  # lower forms
-    scorer.form_counts = counts.astype(np.float64)
-    log["hyperparameters"].update(sizes=dataclasses.asdict(sizes),
-                                  batch_sentences=batch_sentences, aggressive_p=aggressive_p,
-                                  threads=threads or torch.get_num_threads())
-    parser = stepped.ScorerParser(system, vocabularies, classes, scorer, root_label,
-                                  hyperparameters=log["hyperparameters"],
-                                  training_data_sha256=data_sha256(sentences),
-                                  pseudo_projective=pseudo_projective)
-    dev_batch = Batch(dev, vocabularies) if dev else None
-    usable = np.array(usable, dtype=np.int64)
-    lengths = np.array([sentences[k].n for k in usable])
+    scorer = bilstm.BiLSTMScorer(run.ts.kernels.bases, run.classes,
+                                 bilstm.vocabulary_sizes(run.vocabularies), sizes, run.seed)
+    batch = Batch(run.sentences, run.vocabularies)
+    scorer.form_counts = bilstm.form_counts(batch.words, run.vocabularies)
+    run.log["hyperparameters"].update(sizes=dataclasses.asdict(sizes),
+                                      batch_sentences=batch_sentences, aggressive_p=aggressive_p,
+                                      threads=threads or torch.get_num_threads())
+    parser = stepped.ScorerParser(run.system, run.vocabularies, run.classes, scorer,
+                                  run.root_label, hyperparameters=run.log["hyperparameters"],
+                                  training_data_sha256=data_sha256(run.sentences),
+                                  pseudo_projective=run.pseudo_projective)
+    dev_batch = Batch(run.dev, run.vocabularies) if run.dev else None
+    usable = np.array(run.usable, dtype=np.int64)
+    lengths = np.array([run.sentences[k].n for k in usable])
     trained_words = int(lengths.sum())
     best = None
-    for epoch in range(epochs):
-        rng = np.random.default_rng([seed, epoch])
-        explore = dynamic and epoch >= explore_from
+    for epoch in range(run.epochs):
+        rng = np.random.default_rng([run.seed, epoch])
+        explore = run.dynamic and epoch >= run.explore_from
         policy = steps.AGGRESSIVE if explore else steps.FOLLOW_ORACLE
         started = time.perf_counter()
         loss = configurations = wrong = 0
         for indices in length_batches(lengths, batch_sentences, rng):
             chosen = usable[indices]
             part = stepped.sub_batch(batch, chosen)
-            gold = stepped.flat_gold([prepared[k] for k in chosen])
+            gold = stepped.flat_gold([run.prepared[k] for k in chosen])
             batch_loss, c, w = stepped.train_batch(
-                scorer, ts.kernels, ts.oracle, classes, part, gold, bound_index, dynamic,
-                policy, explore_p, aggressive_p, rng)
+                scorer, run.ts.kernels, run.ts.oracle, run.classes, part, gold, run.bound,
+                run.dynamic, policy, run.explore_p, aggressive_p, rng)
             loss += batch_loss * len(chosen)
             configurations += c
             wrong += w
@@ -514,14 +534,14 @@ def _train_stepped(system, ts, sentences, dev, vocabularies, classes, root_label
             "train_head_errors": round(wrong / max(trained_words, 1), 6),
             "exploring": bool(explore),
         }
-        best = end_of_epoch(log, entry, parser, dev, dev_batch, best,
-                            lambda: copy.deepcopy(scorer.network.state_dict()), progress)
+        best = end_of_epoch(run.log, entry, parser, run.dev, dev_batch, best,
+                            lambda: copy.deepcopy(scorer.network.state_dict()), run.progress)
     scorer.network.load_state_dict(best[1])
     scorer.network.eval()
     if dev_batch is not None:
         parser.scores = {"dev": {"uas": best[2]["dev_uas"], "las": best[2]["dev_las"],
                                  "epoch": best[2]["epoch"]}}
-    return parser, log
+    return parser, run.log
 
 
 def score_parser(parser: Parser, gold: list[Sentence], batch: Batch | None = None):

@@ -23,14 +23,13 @@ from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
 from arcwise.graph.eisner import eisner
 from arcwise.io import annotate
 from arcwise.models import modelfile
-from arcwise.models.bilstm import encoder_inputs, need_torch
+from arcwise.models.bilstm import encoder_inputs, form_counts, need_torch, vocabulary_sizes
 from arcwise.trace import NOT_TRANSITION_BASED
 from arcwise.trees.projectivity import is_well_formed
 from arcwise.vocab import Vocabularies, check_tagged
 
 DECODERS = ("projective", "non-projective")
 PARSE_SENTENCES = 256  # sentences per network call when parsing
-VOCABULARY_COLUMNS = ("lower", "suffix", "shape", "upos", "xpos", "feats")  # `bilstm.EMBEDDED`
 
 
 class BiaffineParser:
@@ -170,11 +169,6 @@ class BiaffineParser:
         return parser
 
 
-def vocabulary_sizes(vocabularies: Vocabularies) -> list[int]:
-    """The embedding table sizes of the encoder's columns."""
-    return [len(getattr(vocabularies, c)) for c in VOCABULARY_COLUMNS]
-
-
 def padding_mask(lengths):
     """bool [sentences, longest]: is the position a word (or the root) of its sentence."""
     import torch
@@ -239,7 +233,7 @@ def train_biaffine(
     parser = BiaffineParser(decoder, vocabularies, labels, network, sizes,
                             log["hyperparameters"], training_data_sha256=data_sha256(sentences))
     batch = Batch(sentences, vocabularies)
-    form_counts = np.bincount(batch.words[:, 4], minlength=len(vocabularies.lower)).astype(float)
+    counts = form_counts(batch.words, vocabularies)
     dev_batch = Batch(dev, vocabularies) if dev else None
     lengths = np.array([sentences[k].n for k in usable])
     best = None
@@ -251,7 +245,7 @@ def train_biaffine(
         for indices in length_batches(lengths, batch_sentences, rng):
             part = sub_batch(batch, usable[indices])
             columns, sizes_, sentence, where = encoder_inputs(
-                part.words, part.offsets, form_counts, sizes.word_dropout, rng)
+                part.words, part.offsets, counts, sizes.word_dropout, rng)
             arcs, label_dependent, label_head = network(columns, sizes_)
             mask = padding_mask(sizes_)
             arcs = arcs.masked_fill(~mask[:, None, :], float("-inf"))

@@ -82,6 +82,17 @@ class Encoder(nn.Module if nn is not None else object):
         return self.dropout(nn.utils.rnn.pad_packed_sequence(out, batch_first=True)[0])
 
 
+def vocabulary_sizes(vocabularies) -> list[int]:
+    """The embedding table sizes of the `EMBEDDED` columns (`arcwise.vocab.Vocabularies`)."""
+    return [len(getattr(vocabularies, c)) for c in
+            ("lower", "suffix", "shape", "upos", "xpos", "feats")]
+
+
+def form_counts(words: np.ndarray, vocabularies) -> np.ndarray:
+    """How often each lowercased form occurs in a words matrix (for word dropout)."""
+    return np.bincount(words[:, wc.LOWER], minlength=len(vocabularies.lower)).astype(np.float64)
+
+
 def encoder_inputs(words: np.ndarray, offsets: np.ndarray, form_counts: np.ndarray | None,
                    word_dropout: float, rng: np.random.Generator | None):
     """The padded word ids [sentences, longest, 6] of a batch's words matrix, the lengths,
