@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/neural.py [--systems arc-eager:dynamic,two-planar:static]
         [--epochs 15] [--train PATH --dev PATH --test PATH] [--threads 2]
-        [--neural KEY=VALUE ...] [--max-train N] [--seed 1] [--json]
+        [--neural KEY=VALUE ...] [--max-train N] [--seed 1] [--json] [--report]
 
 Per configuration (SYSTEM:ORACLE[:BOUND] for a BiLSTM transition parser,
 `arcwise.train.train(..., model="bilstm")`; biaffine[:projective] for the
@@ -11,7 +11,9 @@ split with dev selection, then parses the
 test split with the best epoch's model and prints test UAS/LAS (CoNLL 2018
 rules, punctuation included), the seconds to the best epoch and in all, and
 parse speed (sentences/s, encoding and stepping, the network on `--threads`
-threads).  Defaults: the bundled English-EWT, gold tags.
+threads).  Defaults: the bundled English-EWT, gold tags.  --report keeps each
+result in bench/results/neural/ and rewrites the neural section of RESULTS.md
+from every kept one, with the git revision and machine it was measured on.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--save", type=Path, default=None, help="folder to save the models in")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--report", action="store_true",
+                        help="keep the results and rewrite the neural section of RESULTS.md")
     args = parser.parse_args()
 
     import torch
@@ -83,14 +87,50 @@ def main() -> int:
             "test_las": round(scores.las, 2), "best_epoch": log["best_epoch"],
             "train_seconds_to_best": round(to_best, 1), "train_seconds": round(total, 1),
             "parse_sentences_per_second": round(len(test) / parse_seconds, 1),
-            "threads": args.threads, "hyperparameters": log["hyperparameters"],
+            "threads": args.threads, "epochs": args.epochs,
+            "train": Path(args.train).parent.name, "train_sentences": len(train_sentences),
+            "hyperparameters": log["hyperparameters"],
+            "dev_las_by_epoch": [e.get("dev_las") for e in log["epochs"]],
+            "command": " ".join(["bench/neural.py", *sys.argv[1:]]),
         })
         print(json.dumps(rows[-1]) if args.json else
               f"{spec}: test UAS {scores.uas:.2f} LAS {scores.las:.2f}, best epoch "
               f"{log['best_epoch']} after {to_best:.0f} s of training ({total:.0f} s in all), "
               f"parse {len(test) / parse_seconds:.0f} sentences/s on {args.threads} threads",
               flush=True)
+        if args.report:
+            import report
+
+            rows[-1]["provenance"] = report.provenance()
+            keep(rows[-1])
     return 0
+
+
+RESULTS = Path(__file__).resolve().parent / "results" / "neural"
+
+
+def keep(row: dict) -> None:
+    """Store one configuration's result and rewrite the neural section from every stored one."""
+    import report
+
+    from arcwise.io.atomic import atomic_write
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    name = f"{row['train']}_{row['configuration'].replace(':', '_')}_e{row['epochs']}"
+    with atomic_write(RESULTS / f"{name}.json") as f:
+        f.write(json.dumps(row, indent=1) + "\n")
+    rows = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))]
+    lines = ["## Neural parsers: BiLSTM transition parsers and the biaffine graph parser",
+             "", "Issue #16: gold tags, punctuation included, test split, the epoch with the "
+             "best dev LAS; training and parsing on the CPU with the torch threads given.", "",
+             "| train | configuration | test UAS | test LAS | best epoch | s to best | s in all "
+             "| parse sent/s | threads |", "|---|---|--:|--:|--:|--:|--:|--:|--:|"]
+    lines += [f"| {r['train']} | {r['configuration']} | {r['test_uas']:.2f} | {r['test_las']:.2f} "
+              f"| {r['best_epoch']} | {r['train_seconds_to_best']:,.0f} | {r['train_seconds']:,.0f} "
+              f"| {r['parse_sentences_per_second']:,.0f} | {r['threads']} |" for r in rows]
+    lines += ["", "Commands and provenance:", ""]
+    lines += [f"- `{r['command']}` — {r['provenance']}" for r in rows]
+    report.write_section("neural", "\n".join(lines))
 
 
 if __name__ == "__main__":
