@@ -239,3 +239,21 @@ def test_bilstm_trace_records_the_transitions(data):
             assert trace.transition[d] is None or trace.transition[d] in actions
             named += trace.transition[d] is not None
     assert named > 0
+
+
+def test_a_bilstm_guide_is_jackknifed_and_travels_in_the_guided_model(data, tmp_path):
+    """Stacking with a neural guide: the guide is retrained on the other folds with its own
+    options, and the guided model file carries it back whole."""
+    from arcwise.stacking import GuidedParser, retrain, train_guided
+
+    guide, _ = tiny_train("arc-hybrid", data)
+    again = retrain(guide, data[0])
+    assert isinstance(again, ScorerParser) and again.hyperparameters["sizes"] == \
+        guide.hyperparameters["sizes"]
+    guided, _ = train_guided("arc-eager", data[0], data[1], guide, folds=2, epochs=1, seed=1,
+                             transition_buckets=2**12, label_buckets=2**10)
+    path = tmp_path / "guided.arcwise"
+    guided.save(path)
+    loaded = arcwise.load(path)
+    assert isinstance(loaded, GuidedParser) and isinstance(loaded.guide, ScorerParser)
+    assert [list(h) for h, _ in loaded.parse(data[1])] == [list(h) for h, _ in guided.parse(data[1])]

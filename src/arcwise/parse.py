@@ -597,6 +597,19 @@ class Parser(TransitionParser):
         """Whether the model reads a guide parser's trees (stacking, 2011 paper §5.3)."""
         return self.table.guided
 
+    def retrained(self, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None):
+        """A new parser trained on `sentences` with this one's options (jackknifing)."""
+        from arcwise.train import train
+
+        hp = self.hyperparameters
+        parser, _ = train(
+            self.system, sentences, dev, oracle=hp["oracle"], bound=hp["bound"],
+            epochs=hp["epochs"], explore_from=hp["explore_from"], explore_p=hp["explore_p"],
+            seed=hp["seed"], table=self.table, transition_buckets=hp["transition_buckets"],
+            label_buckets=hp["label_buckets"], pseudo_projective=hp["pseudo_projective"],
+            **hp.get("oracle_options", {}))
+        return parser
+
     def meta(self) -> dict[str, Any]:
         """The model file's metadata (see `arcwise.models.modelfile`)."""
         return {**super().meta(), "features": self.table.to_json()}

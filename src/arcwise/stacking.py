@@ -41,27 +41,11 @@ def is_graph_based(model) -> bool:
 
 def retrain(model, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None):
     """A new model of `model`'s kind trained on `sentences` with `model`'s options
-    (system, oracle, bound, epochs, exploration, seed, table, buckets, ...)."""
+    (system, oracle, bound, epochs, exploration, seed, table, buckets, network sizes, ...):
+    the model's own `retrained`."""
     if getattr(model, "guided", False):
         raise ArcwiseError("a guided model cannot guide (it needs a guide of its own)")
-    hp = model.hyperparameters
-    if is_graph_based(model):
-        from arcwise.graph.mst_parser import train_graph_parser
-
-        parser, _ = train_graph_parser(
-            sentences, None, order=model.order, decoder=model.decoder, epochs=hp["epochs"],
-            update_rule=hp["update"], seed=hp["seed"], buckets=hp["buckets"],
-            label_buckets=hp["label_buckets"], labeler_iterations=hp["labeler_iterations"])
-        return parser
-    from arcwise.train import train
-
-    parser, _ = train(
-        model.system, sentences, dev, oracle=hp["oracle"], bound=hp["bound"],
-        epochs=hp["epochs"], explore_from=hp["explore_from"], explore_p=hp["explore_p"],
-        seed=hp["seed"], table=model.table, transition_buckets=hp["transition_buckets"],
-        label_buckets=hp["label_buckets"], pseudo_projective=hp["pseudo_projective"],
-        **hp.get("oracle_options", {}))
-    return parser
+    return model.retrained(sentences, dev)
 
 
 def folds_of(n: int, folds: int) -> list[range]:

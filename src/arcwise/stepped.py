@@ -178,6 +178,20 @@ class ScorerParser(TransitionParser):
     def meta(self) -> dict[str, Any]:
         return {**super().meta(), "model": self.scorer.kind, "scorer": self.scorer.meta()}
 
+    def retrained(self, sentences: Sequence[Any], dev: Sequence[Any] | None = None):
+        """A new parser trained on `sentences` with this one's options (jackknifing)."""
+        from arcwise.train import train
+
+        hp = self.hyperparameters
+        neural = {**hp["sizes"], "batch_sentences": hp["batch_sentences"],
+                  "aggressive_p": hp["aggressive_p"], "threads": hp["threads"]}
+        parser, _ = train(
+            self.system, sentences, dev, oracle=hp["oracle"], bound=hp["bound"],
+            epochs=hp["epochs"], explore_from=hp["explore_from"], explore_p=hp["explore_p"],
+            seed=hp["seed"], pseudo_projective=hp["pseudo_projective"], model=hp["model"],
+            neural=neural, **hp.get("oracle_options", {}))
+        return parser
+
     def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         return self.scorer.arrays(), self.meta()
 

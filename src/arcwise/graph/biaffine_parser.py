@@ -109,6 +109,15 @@ class BiaffineParser:
         return annotate(input, output, self.parse, format=format, single_root=single_root,
                         batch_sentences=batch_sentences, progress=progress)
 
+    def retrained(self, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None):
+        """A new parser trained on `sentences` with this one's options (jackknifing)."""
+        hp = self.hyperparameters
+        neural = {**hp["sizes"], "batch_sentences": hp["batch_sentences"],
+                  "threads": hp["threads"]}
+        parser, _ = train_biaffine(sentences, dev, decoder=self.decoder, epochs=hp["epochs"],
+                                   seed=hp["seed"], neural=neural)
+        return parser
+
     # --- model files -------------------------------------------------------
 
     def meta(self) -> dict[str, Any]:
