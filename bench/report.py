@@ -23,6 +23,7 @@ SECTIONS = {  # name: the script that writes it
     "combination": "bench/combination.py",
     "stacking": "bench/stacking.py",
     "analysis": "bench/analysis.py",
+    "neural": "bench/neural.py",
 }
 TITLE = "# arcwise: benchmark results"
 

@@ -349,3 +349,32 @@ def test_cells_of_bench_accuracy_py_are_read_in_the_new_format(tmp_path):
     assert cell.key == old["key"]
     cells_module.check_cached(cell, new)  # the grid's configuration is the cell's
     assert "| Basque-BDT |" in report.markdown(grid, [new], 1)
+
+
+def test_a_malformed_treebank_fails_its_cells_with_file_and_line_and_exit_2(tmp_path):
+    """The worker's InputError crosses the process boundary whole (it pickles), so each
+    failed cell says where the treebank is wrong, and the run exits 2 (the data's fault)."""
+    folder = tmp_path / "data" / "bad"
+    folder.mkdir(parents=True)
+    good = "# text = a b\n1\ta\ta\tX\tX\t_\t2\tdep\t_\t_\n2\tb\tb\tX\tX\t_\t0\troot\t_\t_\n\n"
+    (folder / "train.conllu").write_text(good * 3 + "1\ta\ta\tX\tX\t_\t4\tdep\t_\t_\n\n")
+    (folder / "dev.conllu").write_text(good)
+    (folder / "test.conllu").write_text(good)
+    grid = write_grid(tmp_path, GOOD.replace('"en_ewt"', '"bad"'))
+    done = arcwise("experiment", grid, "--data", tmp_path / "data", "-o", tmp_path / "out",
+                   "-j", "1", "--allow-dirty", "--configurations", "arc-eager:static",
+                   timeout=300)
+    assert done.returncode == 2, done.stderr
+    failed = [line for line in done.stderr.splitlines() if line.startswith("failed:")]
+    assert failed and all(f"{folder / 'train.conllu'}:13: HEAD '4'" in line for line in failed)
+    assert "BrokenProcessPool" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_input_errors_pickle_whole():
+    import pickle
+
+    from arcwise.errors import InputError
+
+    error = pickle.loads(pickle.dumps(InputError("t.conllu", 7, "bad")))
+    assert (error.path, error.line, error.message, str(error)) == ("t.conllu", 7, "bad",
+                                                                  "t.conllu:7: bad")

@@ -52,25 +52,12 @@ _use_numba_cache_dir()
 
 
 def load(path):
-    """Load a trained model: a parser, transition-based, graph-based or guided (stacking):
+    """Load a trained model: a parser (transition-based with a perceptron or a BiLSTM,
+    graph-based, or guided by another: stacking):
     ``arcwise.load("model.arcwise").parse(sentences)`` or ``.parse_file(input, output)``;
     or a pipeline (tokenizer, tagger, parser: `arcwise.pipeline.pipeline.Pipeline`):
-    ``nlp = arcwise.load("en.pipeline"); doc = nlp("Raw text.")``."""
-    from arcwise.models.modelfile import read_meta
+    ``nlp = arcwise.load("en.pipeline"); doc = nlp("Raw text.")``.  The file says which
+    kind it holds (`arcwise.models.kinds`)."""
+    from arcwise.models import kinds
 
-    meta = read_meta(path)
-    if meta["system"] == "pipeline":
-        from arcwise.pipeline.pipeline import Pipeline
-
-        return Pipeline.load(path)
-    if "guide" in meta:
-        from arcwise.stacking import GuidedParser
-
-        return GuidedParser.load(path)
-    if meta["system"] == "mst":
-        from arcwise.graph.mst_parser import GraphParser
-
-        return GraphParser.load(path)
-    from arcwise.parse import Parser
-
-    return Parser.load(path)
+    return kinds.load(path)

@@ -16,3 +16,8 @@ class InputError(ArcwiseError):
         self.message = message
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self):
+        """Pickled with its three parts, so that it crosses process boundaries (an
+        experiment's worker reports a cell's bad treebank as itself)."""
+        return type(self), (self.path, self.line, self.message)

@@ -343,12 +343,11 @@ def annotations(trees: list) -> list:
 REATTACH_LABELS = ("parataxis", "dep")
 
 
-class Parser:
-    """A trained greedy transition-based parser.
-
-    >>> parser = Parser.load("en.model")
-    >>> head, deprel = parser.parse(sentence)        # or parser.parse([s1, s2, ...])
-    >>> parser.parse_file("test.conllu", "parsed.conllu")
+class TransitionParser:
+    """What every greedy transition-based parser shares, whatever scores its transitions:
+    the system, vocabularies, classes and root label, the post-processing of its trees
+    (deprojectivization, one root, traces), parse / parse_file, and the model file's
+    common metadata.  A subclass gives `parse_encoded` and its own arrays and metadata.
 
     A parse is (head, deprel): n + 1 entries each like a Sentence's columns
     (head[0] == -1, deprel[0] == ROOT), ready for `arcwise.io.conllu.with_tree`.
@@ -360,9 +359,7 @@ class Parser:
         self,
         system: str,
         vocabularies: Vocabularies,
-        table: FeatureTable,
         classes: pc.ClassSet,
-        weights: pc.Weights,
         root_label: str,
         hyperparameters: dict[str, Any] | None = None,
         scores: dict[str, Any] | None = None,
@@ -373,9 +370,7 @@ class Parser:
         self.system = system
         self.kernels = registry.get(system).kernels
         self.vocabularies = vocabularies
-        self.table = table
         self.classes = classes
-        self.weights = weights
         if root_label not in classes.labels:
             raise ValueError(f"root label {root_label!r} is not one of the model's labels")
         self.root_label = root_label
@@ -397,30 +392,12 @@ class Parser:
         self.command_line = list(command_line)  # what the CLI records of the run that made it
 
     def __repr__(self) -> str:
-        return f"Parser({self.system!r}, {self.classes!r})"
+        return f"{type(self).__name__}({self.system!r}, {self.classes!r})"
 
     def parse_encoded(self, batch: Batch, trace: bool = False) -> tuple[np.ndarray, ...]:
-        """`parse_batch` on an encoded batch: the model's raw flat (heads, label ids, made),
-        with trace followed by (built_by, reheadings, reheading_offsets)."""
-        if self.guided != batch.guided:
-            raise ArcwiseError(
-                "this model is guided (stacking): it parses with the guide's trees"
-                if self.guided else "guide trees given to a model trained without a guide"
-            )
-        with interrupts.deferred():  # never raise inside the parallel compiled loop
-            parsed = parse_batch(
-                self.kernels.system_id,
-                self.kernels.options,
-                self.table.program,
-                self.weights,
-                self.classes.transition,
-                self.classes.label,
-                self.classes.labels.index(self.root_label),
-                batch.offsets,
-                batch.words,
-                trace,
-            )
-        return parsed if trace else parsed[:3]
+        """The model's raw flat (heads, label ids, made) of an encoded batch, with trace
+        followed by (built_by, reheadings, reheading_offsets) (see `parse_batch`)."""
+        raise NotImplementedError
 
     def trees(
         self, batch: Batch, *, single_root: bool = False, trace: bool = False
@@ -459,7 +436,7 @@ class Parser:
     @property
     def guided(self) -> bool:
         """Whether the model reads a guide parser's trees (stacking, 2011 paper §5.3)."""
-        return self.table.guided
+        return False
 
     def parse(
         self,
@@ -532,7 +509,7 @@ class Parser:
     # --- model files -------------------------------------------------------
 
     def meta(self) -> dict[str, Any]:
-        """The model file's metadata (see `arcwise.models.modelfile`)."""
+        """The model file's metadata common to every transition parser (`arcwise.models.modelfile`)."""
         base, *extensions = self.system.split("+")
         return {
             "system": self.system,
@@ -542,7 +519,6 @@ class Parser:
             "pseudo_projective": self.pseudo_projective,
             "classes": self.classes.to_json(),
             "vocabularies": self.vocabularies.to_dict(),
-            "features": self.table.to_json(),
             "training_data_sha256": self.training_data_sha256,
             "scores": self.scores,
             "hyperparameters": self.hyperparameters,
@@ -551,16 +527,96 @@ class Parser:
 
     def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """What the model file holds: (arrays, metadata)."""
-        return pc.to_arrays(self.weights), self.meta()
+        raise NotImplementedError
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the model file (averaged float32 weights + metadata), atomically."""
+        """Write the model file, atomically."""
         modelfile.save(path, *self.saved())
 
     @classmethod
-    def load(cls, path: str | os.PathLike, mapped: bool = False) -> Parser:
+    def load(cls, path: str | os.PathLike, mapped: bool = False) -> TransitionParser:
         """A parser from a model file; any problem with the file is an `ArcwiseError`."""
         return cls.from_saved(*modelfile.load(path, mapped=mapped), os.fspath(path))
+
+
+class Parser(TransitionParser):
+    """A trained greedy transition-based parser scored by an averaged perceptron.
+
+    >>> parser = Parser.load("en.model")
+    >>> head, deprel = parser.parse(sentence)        # or parser.parse([s1, s2, ...])
+    >>> parser.parse_file("test.conllu", "parsed.conllu")
+
+    Its fused compiled loop (`parse_batch`) extracts hashed features and scores
+    them in one call per batch; everything else is `TransitionParser`'s.
+    """
+
+    def __init__(
+        self,
+        system: str,
+        vocabularies: Vocabularies,
+        table: FeatureTable,
+        classes: pc.ClassSet,
+        weights: pc.Weights,
+        root_label: str,
+        hyperparameters: dict[str, Any] | None = None,
+        scores: dict[str, Any] | None = None,
+        training_data_sha256: str | None = None,
+        command_line: Sequence[str] = (),
+        pseudo_projective: str | None = None,
+    ):
+        super().__init__(system, vocabularies, classes, root_label, hyperparameters, scores,
+                         training_data_sha256, command_line, pseudo_projective)
+        self.table = table
+        self.weights = weights
+
+    def parse_encoded(self, batch: Batch, trace: bool = False) -> tuple[np.ndarray, ...]:
+        """`parse_batch` on an encoded batch: the model's raw flat (heads, label ids, made),
+        with trace followed by (built_by, reheadings, reheading_offsets)."""
+        if self.guided != batch.guided:
+            raise ArcwiseError(
+                "this model is guided (stacking): it parses with the guide's trees"
+                if self.guided else "guide trees given to a model trained without a guide"
+            )
+        with interrupts.deferred():  # never raise inside the parallel compiled loop
+            parsed = parse_batch(
+                self.kernels.system_id,
+                self.kernels.options,
+                self.table.program,
+                self.weights,
+                self.classes.transition,
+                self.classes.label,
+                self.classes.labels.index(self.root_label),
+                batch.offsets,
+                batch.words,
+                trace,
+            )
+        return parsed if trace else parsed[:3]
+
+    @property
+    def guided(self) -> bool:
+        """Whether the model reads a guide parser's trees (stacking, 2011 paper §5.3)."""
+        return self.table.guided
+
+    def retrained(self, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None):
+        """A new parser trained on `sentences` with this one's options (jackknifing)."""
+        from arcwise.train import train
+
+        hp = self.hyperparameters
+        parser, _ = train(
+            self.system, sentences, dev, oracle=hp["oracle"], bound=hp["bound"],
+            epochs=hp["epochs"], explore_from=hp["explore_from"], explore_p=hp["explore_p"],
+            seed=hp["seed"], table=self.table, transition_buckets=hp["transition_buckets"],
+            label_buckets=hp["label_buckets"], pseudo_projective=hp["pseudo_projective"],
+            **hp.get("oracle_options", {}))
+        return parser
+
+    def meta(self) -> dict[str, Any]:
+        """The model file's metadata (see `arcwise.models.modelfile`)."""
+        return {**super().meta(), "features": self.table.to_json()}
+
+    def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """What the model file holds: (arrays, metadata)."""
+        return pc.to_arrays(self.weights), self.meta()
 
     @classmethod
     def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any],

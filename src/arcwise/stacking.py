@@ -41,27 +41,11 @@ def is_graph_based(model) -> bool:
 
 def retrain(model, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None):
     """A new model of `model`'s kind trained on `sentences` with `model`'s options
-    (system, oracle, bound, epochs, exploration, seed, table, buckets, ...)."""
+    (system, oracle, bound, epochs, exploration, seed, table, buckets, network sizes, ...):
+    the model's own `retrained`."""
     if getattr(model, "guided", False):
         raise ArcwiseError("a guided model cannot guide (it needs a guide of its own)")
-    hp = model.hyperparameters
-    if is_graph_based(model):
-        from arcwise.graph.mst_parser import train_graph_parser
-
-        parser, _ = train_graph_parser(
-            sentences, None, order=model.order, decoder=model.decoder, epochs=hp["epochs"],
-            update_rule=hp["update"], seed=hp["seed"], buckets=hp["buckets"],
-            label_buckets=hp["label_buckets"], labeler_iterations=hp["labeler_iterations"])
-        return parser
-    from arcwise.train import train
-
-    parser, _ = train(
-        model.system, sentences, dev, oracle=hp["oracle"], bound=hp["bound"],
-        epochs=hp["epochs"], explore_from=hp["explore_from"], explore_p=hp["explore_p"],
-        seed=hp["seed"], table=model.table, transition_buckets=hp["transition_buckets"],
-        label_buckets=hp["label_buckets"], pseudo_projective=hp["pseudo_projective"],
-        **hp.get("oracle_options", {}))
-    return parser
+    return model.retrained(sentences, dev)
 
 
 def folds_of(n: int, folds: int) -> list[range]:
@@ -170,7 +154,8 @@ class GuidedParser:
                         if name.startswith(GUIDE_PREFIX)}
         own = {name: a for name, a in arrays.items() if not name.startswith(GUIDE_PREFIX)}
         guide = from_saved(guide_arrays, guide_meta, f"{source} (guide)")
-        guided = from_saved(own, meta, source)
+        own_meta = {k: v for k, v in meta.items() if k not in ("guide", "stacking")}
+        guided = from_saved(own, own_meta, source)
         try:
             return cls(guide, guided, meta["stacking"]["folds"])
         except (KeyError, ValueError) as error:
@@ -179,13 +164,9 @@ class GuidedParser:
 
 def from_saved(arrays: dict[str, np.ndarray], meta: dict[str, Any], source: str):
     """A transition-based or graph-based parser from a model file's (arrays, metadata)."""
-    if meta.get("system") == "mst":
-        from arcwise.graph.mst_parser import GraphParser
+    from arcwise.models import kinds
 
-        return GraphParser.from_saved(arrays, meta, source)
-    from arcwise.parse import Parser
-
-    return Parser.from_saved(arrays, meta, source)
+    return kinds.from_saved(arrays, meta, source)
 
 
 def train_guided(system: str, train_sentences: Sequence[Sentence],

@@ -28,6 +28,7 @@ the same data, options and seed, training gives identical weights.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 from collections import Counter
@@ -45,7 +46,10 @@ from arcwise.features import FeatureTable, default_table
 from arcwise.io.conllu import with_tree
 from arcwise.models import perceptron as pc
 from arcwise.oracles import dispatch as oracles
-from arcwise.parse import Batch, Parser, best_legal_class, max_steps, projectivized
+from arcwise import steps
+from arcwise.parse import Batch, Parser, TransitionParser, best_legal_class, max_steps
+from arcwise.parse import projectivized
+from arcwise.steps import arc_dependent, labeled_class, zero_cost_classes
 from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
 from arcwise.systems.base import GOLD_ARRAYS
@@ -53,56 +57,8 @@ from arcwise.trees.projectivity import is_well_formed
 from arcwise.vocab import Vocabularies
 
 ORACLES = ("static", "dynamic")
-NONMONOTONIC = ("arc-eager-nm", "covington-nm")  # the oracles with an `oracle_priority`
-
-
-@njit(cache=True)
-def arc_dependent(system_id, state, scratch, action):
-    """The word whose head `action` sets in state (applied to the scratch copy); -1 if none."""
-    scratch[:] = state
-    systems.apply(system_id, scratch, action, 0)
-    heads = st.HEADER + st.HEADS * (state[st.N] + 1)
-    for d in range(1, state[st.N] + 1):
-        if scratch[heads + d] != state[heads + d] and scratch[heads + d] != -1:
-            return d
-    return -1
-
-
-@njit(cache=True)
-def labeled_class(system_id, state, scratch, action, gold_label, first_class, takes_label):
-    """The class of action labeled, for an arc, with the gold label of its dependent."""
-    label = 0
-    if takes_label[action]:
-        d = arc_dependent(system_id, state, scratch, action)
-        if d > 0 and gold_label[d] >= 0:
-            label = gold_label[d]
-    return pc.class_of(first_class, takes_label, action, label)
-
-
-@njit(cache=True)
-def zero_cost_classes(
-    system_id, variant, state, scratch, gold, bound, legal, costs, class_transition,
-    class_label, gold_label, out,
-):
-    """out[c] = is class c legal and zero-cost (least-cost transition; for an arc, gold label)."""
-    costs[:] = 0
-    oracles.costs(system_id, variant, state, gold, bound, costs)
-    least = np.iinfo(np.int64).max
-    for c in range(legal.shape[0]):
-        if legal[c] and costs[class_transition[c]] < least:
-            least = costs[class_transition[c]]
-    last_action = -1
-    label = -1
-    for c in range(legal.shape[0]):
-        out[c] = legal[c] and costs[class_transition[c]] == least
-        if out[c] and class_label[c] >= 0:
-            action = class_transition[c]
-            if action != last_action:  # first class of the action's label block
-                last_action = action
-                d = arc_dependent(system_id, state, scratch, action)
-                label = gold_label[d] if d > 0 else -1
-            if label >= 0:
-                out[c] = class_label[c] == label
+NONMONOTONIC = ("arc-eager-nm", "covington-nm")
+MODELS = ("perceptron", "bilstm")  # what scores the transitions  # the oracles with an `oracle_priority`
 
 
 @njit(cache=True)
@@ -268,8 +224,10 @@ def train(
     dev_guide: Sequence[Sentence] | None = None,
     oracle_priority: str | None = None,
     variant_features: bool = True,
+    model: str = "perceptron",
+    neural: dict[str, Any] | None = None,
     **oracle_options: Any,
-) -> tuple[Parser, dict[str, Any]]:
+) -> tuple[TransitionParser, dict[str, Any]]:
     """Train a parser for `system` (a registry name like "covington-nm" or "arc-eager+lba").
 
     oracle: "static" or "dynamic"; bound: the oracle's bound ("lower",
@@ -298,10 +256,18 @@ def train(
     variant's extra transitions (arc-eager+lba ...: the buffer words,
     features/templates/arc_eager_buffer.txt); False = the base system's
     table, as before they existed.  Ignored when a table is given.
+    model: "perceptron" (the averaged perceptron's fused compiled loops) or
+    "bilstm" (`arcwise.models.bilstm`, trained step by step through
+    `arcwise.stepped`; needs the neural extra); neural: its options
+    (`bilstm.Sizes` fields, batch_sentences, aggressive_p, threads).
     Returns (the parser of the best epoch, the log).  Raises ArcwiseError
     (before any training) when no training sentence is a tree of two or more
     words the system can learn from.
     """
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}, not {model!r}")
+    if neural and model == "perceptron":
+        raise ValueError("neural options go with model='bilstm'")
     if oracle not in ORACLES:
         raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
     if epochs < 1:
@@ -339,7 +305,7 @@ def train(
         raise ValueError("guide trees go with a guided feature table, and only with one")
     if guide is not None and dev and dev_guide is None:
         raise ValueError("a guided parser needs the guide's trees of the dev sentences too")
-    model = pc.AveragedPerceptron(classes, transition_buckets, label_buckets)
+    perceptron = pc.AveragedPerceptron(classes, transition_buckets, label_buckets)
 
     batch = Batch(sentences, vocabularies, guide)
     gold_label = np.maximum(batch.deprel - 2, -1).astype(np.int32)  # vocabulary id -> label id
@@ -359,6 +325,20 @@ def train(
         one_word = sum(1 for k in usable if sentences[k].n < 2)
         raise ArcwiseError(nothing_to_learn(
             len(sentences), malformed, unbuildable if not dynamic else 0, one_word))
+    if model != "perceptron":
+        if guide is not None:
+            raise ValueError("a guided (stacking) parser is a perceptron model")
+        hyperparameters = {"model": model, "oracle": oracle, "bound": bound, "epochs": epochs,
+                           "explore_from": explore_from, "explore_p": explore_p, "seed": seed,
+                           "oracle_options": oracle_options,
+                           "oracle_priority": oracle_kernels.priority,
+                           "pseudo_projective": pseudo_projective}
+        run = TrainingRun(system, ts, sentences, dev, vocabularies, classes, root_label,
+                          prepared, usable, bound_index, dynamic, epochs, explore_from,
+                          explore_p, seed, pseudo_projective, progress,
+                          log_header(system, sentences, malformed, unbuildable, usable, lifted,
+                                     hyperparameters))
+        return _train_stepped(run, neural or {})
     gold_flat, gold_offsets = _flat_gold(prepared)
     usable_array = np.array(usable, dtype=np.int64)
 
@@ -371,25 +351,15 @@ def train(
         "seed": seed,
         "oracle_options": oracle_options,
         "oracle_priority": oracle_kernels.priority,
-        "transition_buckets": model.transition_buckets,
-        "label_buckets": model.label_buckets,
+        "transition_buckets": perceptron.transition_buckets,
+        "label_buckets": perceptron.label_buckets,
         "pseudo_projective": pseudo_projective,
         "guided": guide is not None,
         "variant_features": variant_features,
     }
-    log: dict[str, Any] = {
-        "system": system,
-        "sentences": len(sentences),
-        "words": int(sum(s.n for s in sentences)),
-        "malformed": malformed,
-        "unbuildable": unbuildable,
-        "skipped": len(sentences) - len(usable),
-        "pseudo_projective": lifted,
-        "hyperparameters": hyperparameters,
-        "epochs": [],
-        "best_epoch": None,
-    }
-    parser = Parser(system, vocabularies, table, classes, model.weights, root_label,
+    log = log_header(system, sentences, malformed, unbuildable, usable, lifted,
+                     hyperparameters)
+    parser = Parser(system, vocabularies, table, classes, perceptron.weights, root_label,
                     hyperparameters, {}, data_sha256(sentences),
                     pseudo_projective=pseudo_projective)
     dev_batch = Batch(dev, vocabularies, dev_guide if guide is not None else None) if dev else None
@@ -403,12 +373,12 @@ def train(
         step, configurations, updates, wrong = train_epoch(
             kernels.system_id, kernels.options, oracle_kernels.variant, bound_index, dynamic,
             explore, explore_p, (seed * 1_000_003 + epoch) % 2**32, table.program,
-            model.weights, model.totals, step, classes.transition, classes.label,
+            perceptron.weights, perceptron.totals, step, classes.transition, classes.label,
             classes.first_class, classes.takes_label, order, batch.offsets, batch.words,
             gold_label, gold_flat, gold_offsets,
         )
         seconds = time.perf_counter() - started
-        parser.weights = model.averaged(max(step, 1))
+        parser.weights = perceptron.averaged(max(step, 1))
         entry: dict[str, Any] = {
             "epoch": epoch + 1,
             "seconds": round(seconds, 3),
@@ -419,16 +389,8 @@ def train(
             "train_head_errors": round(wrong / max(trained_words, 1), 6),
             "exploring": bool(explore),
         }
-        if dev_batch is not None:
-            scores = score_parser(parser, dev, dev_batch)
-            entry["dev_uas"], entry["dev_las"] = round(scores.uas, 2), round(scores.las, 2)
-        log["epochs"].append(entry)
-        key = entry.get("dev_las", 0.0)
-        if best is None or dev_batch is None or key > best[0]:
-            best = (key, parser.weights, entry)
-            log["best_epoch"] = epoch + 1
-        if progress is not None:
-            progress(entry)
+        best = end_of_epoch(log, entry, parser, dev, dev_batch, best, lambda: parser.weights,
+                            progress)
     assert best is not None
     parser.weights = best[1]
     if dev_batch is not None:
@@ -437,8 +399,156 @@ def train(
     return parser, log
 
 
+def end_of_epoch(log, entry, parser, dev, dev_batch, best, snapshot, progress):
+    """Score the epoch's parser on dev, log the epoch, and keep the best: returns the best
+    (dev LAS, snapshot(), log entry) so far (without dev data, the last epoch)."""
+    if dev_batch is not None:
+        scores = score_parser(parser, dev, dev_batch)
+        entry["dev_uas"], entry["dev_las"] = round(scores.uas, 2), round(scores.las, 2)
+    log["epochs"].append(entry)
+    key = entry.get("dev_las", 0.0)
+    if best is None or dev_batch is None or key > best[0]:
+        best = (key, snapshot(), entry)
+        log["best_epoch"] = entry["epoch"]
+    if progress is not None:
+        progress(entry)
+    return best
+
+
+def log_header(system: str, sentences: list[Sentence], malformed: int, unbuildable: int,
+               usable: list[int], lifted: dict | None,
+               hyperparameters: dict[str, Any]) -> dict[str, Any]:
+    """The training log before its epochs: the data, what was skipped, the hyperparameters."""
+    return {
+        "system": system,
+        "sentences": len(sentences),
+        "words": int(sum(s.n for s in sentences)),
+        "malformed": malformed,
+        "unbuildable": unbuildable,
+        "skipped": len(sentences) - len(usable),
+        "pseudo_projective": lifted,
+        "hyperparameters": hyperparameters,
+        "epochs": [],
+        "best_epoch": None,
+    }
+
+
+def length_batches(lengths: np.ndarray, size: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """The indices of `lengths` in batches of `size` sentences of similar lengths, in a random
+    order: shuffled, sorted by length within windows of 16 batches, cut, the batches shuffled."""
+    order = rng.permutation(len(lengths))
+    window = 16 * size
+    batches = []
+    for start in range(0, len(order), window):
+        chunk = order[start : start + window]
+        chunk = chunk[np.argsort(lengths[chunk], kind="stable")]
+        batches.extend(chunk[k : k + size] for k in range(0, len(chunk), size))
+    return [batches[k] for k in rng.permutation(len(batches))]
+
+
+@dataclasses.dataclass
+class TrainingRun:
+    """What `train` prepared for the epochs: the data, the oracle's gold arrays and the
+    options of the run (and its log so far)."""
+
+    system: str
+    ts: Any  # the `TransitionSystem` with its oracle
+    sentences: list[Sentence]
+    dev: list[Sentence]
+    vocabularies: Vocabularies
+    classes: pc.ClassSet
+    root_label: str
+    prepared: list  # per sentence, the oracle's prepared gold arrays (None: not trained on)
+    usable: list[int]  # the sentences trained on
+    bound: int
+    dynamic: bool
+    epochs: int
+    explore_from: int
+    explore_p: float
+    seed: int
+    pseudo_projective: str | None
+    progress: Callable[[dict[str, Any]], Any] | None
+    log: dict[str, Any]
+
+
+def _train_stepped(run: TrainingRun, options: dict[str, Any]):
+    """`train` for a stepped scorer (the BiLSTM): batches of sentences through
+    `arcwise.stepped.train_batch`, the best epoch on dev kept."""
+    import copy
+
+    import torch
+
+    from arcwise import stepped
+    from arcwise.models import bilstm
+
+    options = dict(options)
+    batch_sentences = int(options.pop("batch_sentences", 32))
+    aggressive_p = float(options.pop("aggressive_p", 0.1))
+    threads = int(options.pop("threads", 0))
+    try:
+        sizes = bilstm.Sizes(**options)
+    except TypeError as error:
+        raise ValueError(f"unknown neural option ({error})") from None
+    if threads:
+        torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    scorer = bilstm.BiLSTMScorer(run.ts.kernels.bases, run.classes,
+                                 bilstm.vocabulary_sizes(run.vocabularies), sizes, run.seed)
+    batch = Batch(run.sentences, run.vocabularies)
+    scorer.form_counts = bilstm.form_counts(batch.words, run.vocabularies)
+    run.log["hyperparameters"].update(sizes=dataclasses.asdict(sizes),
+                                      batch_sentences=batch_sentences, aggressive_p=aggressive_p,
+                                      threads=threads or torch.get_num_threads())
+    parser = stepped.ScorerParser(run.system, run.vocabularies, run.classes, scorer,
+                                  run.root_label, hyperparameters=run.log["hyperparameters"],
+                                  training_data_sha256=data_sha256(run.sentences),
+                                  pseudo_projective=run.pseudo_projective)
+    dev_batch = Batch(run.dev, run.vocabularies) if run.dev else None
+    usable = np.array(run.usable, dtype=np.int64)
+    lengths = np.array([run.sentences[k].n for k in usable])
+    trained_words = int(lengths.sum())
+    best = None
+    for epoch in range(run.epochs):
+        rng = np.random.default_rng([run.seed, epoch])
+        explore = run.dynamic and epoch >= run.explore_from
+        policy = steps.AGGRESSIVE if explore else steps.FOLLOW_ORACLE
+        started = time.perf_counter()
+        loss = configurations = wrong = 0
+        for indices in length_batches(lengths, batch_sentences, rng):
+            chosen = usable[indices]
+            part = stepped.sub_batch(batch, chosen)
+            gold = stepped.flat_gold([run.prepared[k] for k in chosen])
+            batch_loss, c, w = stepped.train_batch(
+                scorer, run.ts.kernels, run.ts.oracle, run.classes, part, gold, run.bound,
+                run.dynamic, policy, run.explore_p, aggressive_p, rng)
+            loss += batch_loss * len(chosen)
+            configurations += c
+            wrong += w
+        seconds = time.perf_counter() - started
+        entry: dict[str, Any] = {
+            "epoch": epoch + 1,
+            "seconds": round(seconds, 3),
+            "sentences_per_second": round(len(usable) / seconds, 1) if seconds > 0 else None,
+            "configurations": int(configurations),
+            "loss": round(loss / max(len(usable), 1), 6),
+            "train_head_errors": round(wrong / max(trained_words, 1), 6),
+            "exploring": bool(explore),
+        }
+        best = end_of_epoch(run.log, entry, parser, run.dev, dev_batch, best,
+                            lambda: copy.deepcopy(scorer.network.state_dict()), run.progress)
+    scorer.network.load_state_dict(best[1])
+    scorer.network.eval()
+    if dev_batch is not None:
+        parser.scores = {"dev": {"uas": best[2]["dev_uas"], "las": best[2]["dev_las"],
+                                 "epoch": best[2]["epoch"]}}
+    return parser, run.log
+
+
 def score_parser(parser: Parser, gold: list[Sentence], batch: Batch | None = None):
     """`evaluate` the parser's output on gold sentences (an encoded batch of them may be given)."""
-    batch = batch or Batch(gold, parser.vocabularies)
-    parsed = [with_tree(s, *tree) for s, tree in zip(gold, parser.trees(batch))]
+    if hasattr(parser, "trees"):  # a transition-based parser: the encoded batch
+        trees = parser.trees(batch or Batch(gold, parser.vocabularies))
+    else:
+        trees = parser.parse(gold, single_root=False)
+    parsed = [with_tree(s, *tree) for s, tree in zip(gold, trees)]
     return evaluate(gold, parsed)

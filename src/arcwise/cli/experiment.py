@@ -120,5 +120,5 @@ def register(app: typer.Typer) -> None:
                   f"{len(outcome.trained)} trained now)")
         for error in outcome.errors:
             err.print(f"failed: {error}")
-        if outcome.errors:
-            raise typer.Exit(1)
+        if outcome.errors:  # 2: the data or options are at fault, 1: something crashed
+            raise typer.Exit(2 if all(e.user for e in outcome.errors) else 1)

@@ -17,6 +17,12 @@ class Oracle(str, Enum):
     dynamic = "dynamic"
 
 
+class Model(str, Enum):  # arcwise.train.MODELS
+    perceptron = "perceptron"
+    bilstm = "bilstm"
+    biaffine = "biaffine"
+
+
 class Priority(str, Enum):  # arcwise.oracles.priority.PRIORITIES
     monotonic = "monotonic"
     none = "none"
@@ -256,6 +262,20 @@ def register(app: typer.Typer) -> None:
         ),
         tag_folds: int = typer.Option(10, "--tag-folds", min=2,
                                       help="--tags predicted: jackknifing folds."),
+        model: Model = typer.Option(
+            Model.perceptron, "--model",
+            help="What scores the parser's decisions: the averaged perceptron (transition "
+            "systems; mst: its linear model), a BiLSTM (transition systems; Kiperwasser & "
+            "Goldberg 2016) or biaffine (--system mst; Dozat & Manning 2017). The neural "
+            "models need the neural extra: pip install 'arcwise[neural]'.",
+        ),
+        neural: list[str] = typer.Option(
+            [], "--neural", metavar="KEY=VALUE",
+            help="--model bilstm or biaffine: a network or training option (repeatable): "
+            "word, suffix, shape, tag (embedding sizes), lstm, layers, word_dropout, "
+            "learning_rate, batch_sentences, threads; bilstm: hidden, aggressive_p; "
+            "biaffine: arc, label, dropout.",
+        ),
     ) -> None:
         """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.
 
@@ -292,10 +312,21 @@ def register(app: typer.Typer) -> None:
                                  variant_features=variant_features))
             return
         check_options(ctx, system, oracle.value, bound, decoder, update)
+        neural_options = parse_neural(neural, model.value)
+        if (model.value == "biaffine") != (system == "mst" and model.value != "perceptron"):
+            raise ArcwiseError(f"--model {model.value} does not train --system {system}: "
+                               "--model bilstm trains transition systems, --model biaffine "
+                               "the graph-based parser (--system mst)")
+        if model.value != "perceptron" and guide_path is not None:
+            raise ArcwiseError(f"--model {model.value} cannot be trained with --guide yet")
         check_output(output, train_path, dev_path, guide_path)
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None
         guide = guided_by(guide_path, guide_folds, train_sentences, dev)
+        if model.value == "biaffine":
+            _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed,
+                            neural_options)
+            return
         if system == "mst":
             _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed,
                                 guide)
@@ -303,9 +334,11 @@ def register(app: typer.Typer) -> None:
         with EpochProgress(f"{system} ({oracle.value})", epochs) as bar:
 
             def progress(entry: dict) -> None:
+                learning = (f"update rate {entry['error_rate']:.3f}" if "error_rate" in entry
+                            else f"loss {entry['loss']:.3f}")
                 bar.epoch(f"{system} ({oracle.value}) epoch {entry['epoch']}: "
                           f"{entry['sentences_per_second']:.0f} sentences/s, "
-                          f"update rate {entry['error_rate']:.3f}{dev_scores(entry)}")
+                          f"{learning}{dev_scores(entry)}")
 
             try:
                 parser, log = train(
@@ -313,7 +346,8 @@ def register(app: typer.Typer) -> None:
                     explore_from=explore_from, explore_p=explore_p, seed=seed, progress=progress,
                     pseudo_projective=pseudo_projective.value if pseudo_projective else None,
                     oracle_priority=oracle_priority.value if oracle_priority else None,
-                    variant_features=variant_features, **guide.training_options,
+                    variant_features=variant_features, model=model.value,
+                    neural=neural_options, **guide.training_options,
                 )
             except ValueError as error:  # bad system, bound or option
                 raise ArcwiseError(str(error)) from None
@@ -326,6 +360,33 @@ def register(app: typer.Typer) -> None:
             json.dump(log, out, indent=2)
         print(f"wrote {output} (best epoch {log['best_epoch']}) and {log_path}", file=sys.stderr)
         print(tree_summary(log), file=sys.stderr)
+
+
+def parse_neural(pairs: list[str], model: str) -> dict:
+    """--neural KEY=VALUE options as {key: int or float}; errors before any file is read."""
+    if pairs and model == "perceptron":
+        raise ArcwiseError("--neural applies to --model bilstm and biaffine only")
+    if not pairs:
+        return {}
+    from dataclasses import fields
+
+    from arcwise.models.biaffine import BiaffineSizes
+    from arcwise.models.bilstm import Sizes
+
+    known = {f.name: f.type for f in fields(BiaffineSizes if model == "biaffine" else Sizes)}
+    known.update(batch_sentences="int", threads="int")
+    if model == "bilstm":
+        known.update(aggressive_p="float")
+    options = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        if key not in known:
+            raise ArcwiseError(f"--neural {pair}: unknown option; use one of {', '.join(known)}")
+        try:
+            options[key] = float(value) if known[key] in (float, "float") else int(value)
+        except ValueError:
+            raise ArcwiseError(f"--neural {pair}: {value!r} is not a number") from None
+    return options
 
 
 class Guide:
@@ -394,6 +455,35 @@ def _train_graph_parser(train_sentences, dev, output, order, decoder, update, ep
         json.dump({"system": "mst", "hyperparameters": parser.hyperparameters, "epochs": log},
                   out, indent=2)
     print(f"wrote {output} and {log_path}", file=sys.stderr)
+
+
+def _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed, neural) -> None:
+    """`arcwise train --system mst --model biaffine`: the neural graph-based parser."""
+    from arcwise.graph.biaffine_parser import train_biaffine
+    from arcwise.io.atomic import atomic_write
+
+    for option in ("order", "update"):
+        source = ctx.get_parameter_source(option)
+        if source and source.name in ("COMMANDLINE", "ENVIRONMENT"):
+            raise ArcwiseError(f"--{option} applies to the linear MST parser, not to "
+                               "--model biaffine")
+    with EpochProgress(f"biaffine {decoder}", epochs) as bar:
+
+        def progress(entry: dict) -> None:
+            bar.epoch(f"biaffine epoch {entry['epoch']}: {entry['sentences_per_second']:.0f} "
+                      f"sentences/s, loss {entry['loss']:.3f}{dev_scores(entry)}")
+
+        try:
+            parser, log = train_biaffine(train_sentences, dev, decoder=decoder, epochs=epochs,
+                                         seed=seed, progress=progress, neural=neural)
+        except ValueError as error:
+            raise ArcwiseError(str(error)) from None
+    parser.command_line = ["arcwise", *sys.argv[1:]]
+    saved_and_verified(parser, output)
+    log_path = output.with_name(output.name + ".log.json")
+    with atomic_write(log_path) as out:
+        json.dump(log, out, indent=2)
+    print(f"wrote {output} (best epoch {log['best_epoch']}) and {log_path}", file=sys.stderr)
 
 
 def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed, tags,

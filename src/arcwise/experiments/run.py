@@ -27,7 +27,7 @@ class Outcome:
 
     results: list[dict[str, Any]]
     trained: list[str]
-    errors: list[str]
+    errors: list[runners.CellError]  # one line each, and whether the user caused it
 
 
 def plan(grid: Grid, results_dir: str | Path, rerun: bool = False,

@@ -20,15 +20,26 @@ import os
 import signal
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import Any, NamedTuple
 
+from arcwise.errors import ArcwiseError
 from arcwise.experiments.cells import Cell, Revision, run_cell
 
 OnResult = Callable[[dict[str, Any]], Any]
 
 
+class CellError(NamedTuple):
+    """A cell that failed: one line, and whether the user's data or options caused it."""
+
+    message: str
+    user: bool  # an ArcwiseError (a bad treebank, a bad option), not a crash
+
+    def __str__(self) -> str:
+        return self.message
+
+
 def run_local(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
-              workers: int = 2) -> list[str]:
+              workers: int = 2) -> list[CellError]:
     """Run the cells on `workers` local processes; the errors, one line per failed cell."""
     from concurrent.futures import as_completed
 
@@ -45,7 +56,7 @@ def run_local(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
 
 
 def run_dask(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
-             scheduler: Any) -> list[str]:
+             scheduler: Any) -> list[CellError]:
     """Run the cells on a Dask cluster (`scheduler`: an address or a Client); the errors."""
     from dask.distributed import Client, as_completed
 
@@ -70,15 +81,17 @@ def _end_quietly_on_interrupt() -> None:
     signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signum))
 
 
-def _collect(finished: Iterable, futures: dict, on_result: OnResult) -> list[str]:
+def _collect(finished: Iterable, futures: dict, on_result: OnResult) -> list[CellError]:
     errors = []
     for future in finished:
         cell = futures[future]
         try:
             result = future.result()
         except Exception as error:  # a failed cell must not stop the others
-            errors.append(f"{cell.treebank} {cell.config.name} seed {cell.seed}: "
-                          f"{type(error).__name__}: {error}")
+            user = isinstance(error, ArcwiseError)
+            what = str(error) if user else f"{type(error).__name__}: {error}"
+            errors.append(CellError(
+                f"{cell.treebank} {cell.config.name} seed {cell.seed}: {what}", user))
             continue
         on_result(result)
     return errors

@@ -235,6 +235,16 @@ class GraphParser:
         """Whether the model reads a guide parser's trees (stacking, 2011 paper §5)."""
         return bool(self.hyperparameters.get("guided", False))
 
+    def retrained(self, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None):
+        """A new parser trained on `sentences` with this one's options (jackknifing; dev
+        is not read: the linear model trains for its fixed number of epochs)."""
+        hp = self.hyperparameters
+        parser, _ = train_graph_parser(
+            sentences, None, order=self.order, decoder=self.decoder, epochs=hp["epochs"],
+            update_rule=hp["update"], seed=hp["seed"], buckets=hp["buckets"],
+            label_buckets=hp["label_buckets"], labeler_iterations=hp["labeler_iterations"])
+        return parser
+
     def prepare(self, sentence: Sentence, guide: Sentence | None = None) -> GraphSentence:
         return GraphSentence(sentence, self.vocabularies, self._index, guide)
 

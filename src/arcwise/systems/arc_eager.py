@@ -44,6 +44,9 @@ ACTIONS = (
 )
 LABELED = (False, True, True, False, True, True, True, True)
 
+# the words a neural scorer reads (`arcwise.features.addresses` bases; Kiperwasser & Goldberg 2016, §5, and B1, which the buffer transitions touch)
+SCORER_BASES = ("S0", "S1", "S2", "B0", "B1")
+
 # Option bits (OPTIONS header slot) and the action each one enables.
 OPTION_BITS = {"lba": 1, "rba": 2, "lnba": 4, "rnba": 8}
 VARIANTS = tuple(OPTION_BITS)  # arc-eager+lba, ... (combinable)

@@ -35,6 +35,9 @@ initial = ae.initial
 is_terminal = ae.is_terminal
 
 
+SCORER_BASES = ae.SCORER_BASES  # the words a neural scorer reads
+
+
 @njit(cache=True)
 def legal(state, mask):
     s = st.stack_get(state, st.STACK, 0)

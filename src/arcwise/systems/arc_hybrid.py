@@ -44,6 +44,10 @@ LABELED = (False, True, True, False)
 HAS_SWAP = 1  # option bit in the OPTIONS header slot
 
 
+# the words a neural scorer reads (`arcwise.features.addresses` bases; Kiperwasser & Goldberg 2016, §5)
+SCORER_BASES = ("S0", "S1", "S2", "B0")
+
+
 @njit(cache=True)
 def initial(n, options=0):
     """([], [1..n, 0], {}): the root waits at the end of the buffer."""

@@ -9,6 +9,7 @@ kernels directly, so there is one implementation of each transition.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -45,6 +46,7 @@ class SystemKernels:
     # (a field, not read from `initial(0)`: that would compile `initial` once more, for
     # no argument, beside the specialization the compiled loops use)
     options: int = 0
+    bases: tuple[str, ...] = ()  # the base positions a neural scorer reads (SCORER_BASES)
 
     @property
     def system_id(self) -> int:
@@ -337,7 +339,9 @@ class Registry:
         if base not in self.entries:
             raise ValueError(f"unknown transition system {name!r}; known: {self.describe()}")
         system_module, oracle_module = self.entries[base]
-        kernels = importlib.import_module(system_module).make(frozenset(extensions))
+        module = importlib.import_module(system_module)
+        kernels = module.make(frozenset(extensions))
+        kernels = dataclasses.replace(kernels, bases=tuple(getattr(module, "SCORER_BASES", ())))
         oracle = None
         if oracle_module and importlib.util.find_spec(oracle_module) is not None:
             oracle = importlib.import_module(oracle_module).make(kernels, **oracle_options)

@@ -30,6 +30,10 @@ LABELED = (False, False, True, True)
 WITH_ROOT = 1  # option bit (OPTIONS header slot): 0 is the first word of λ1
 
 
+# the words a neural scorer reads (`arcwise.features.addresses` bases; the focus words, their neighbours and the words between them)
+SCORER_BASES = ("L0", "L1", "R0", "R1", "CL", "CR")
+
+
 @njit(cache=True)
 def initial(n, options=0):
     """<[], [], [1..n], {}>; with +root <[0], [], [1..n], {}> (FOCUS = 0 in both)."""

@@ -31,6 +31,7 @@ from arcwise.systems.covington import (
     LEFT_ARC,
     NO_ARC,
     RIGHT_ARC,
+    SCORER_BASES,
     SHIFT,
     arc,
     describe,

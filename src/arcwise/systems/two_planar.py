@@ -26,6 +26,10 @@ ACTIONS = ("shift", "reduce", "left-arc", "right-arc", "switch")
 LABELED = (False, False, True, True, False)
 
 
+# the words a neural scorer reads (`arcwise.features.addresses` bases; 2018 paper §4.2: the tops of both stacks and the buffer front)
+SCORER_BASES = ("S0", "S1", "T0", "T1", "B0")
+
+
 @njit(cache=True)
 def initial(n):
     """<[], [], [1..n], {}>, plane 0 active."""

@@ -1,0 +1,137 @@
+"""BiLSTM transition parsers (issue #16): accuracy, training time and parse speed.
+
+    .venv/bin/python bench/neural.py [--systems arc-eager:dynamic,two-planar:static]
+        [--epochs 15] [--train PATH --dev PATH --test PATH] [--threads 2]
+        [--neural KEY=VALUE ...] [--max-train N] [--seed 1] [--json] [--report]
+
+Per configuration (SYSTEM:ORACLE[:BOUND] for a BiLSTM transition parser,
+`arcwise.train.train(..., model="bilstm")`; biaffine[:projective] for the
+biaffine graph-based parser, `train_biaffine`): trains on the training
+split with dev selection, then parses the
+test split with the best epoch's model and prints test UAS/LAS (CoNLL 2018
+rules, punctuation included), the seconds to the best epoch and in all, and
+parse speed (sentences/s, encoding and stepping, the network on `--threads`
+threads).  Defaults: the bundled English-EWT, gold tags.  --report keeps each
+result in bench/results/neural/ and rewrites the neural section of RESULTS.md
+from every kept one, with the git revision and machine it was measured on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--systems", default="arc-eager:dynamic")
+    parser.add_argument("--epochs", type=int, default=15)
+    parser.add_argument("--train", type=Path, default=DATA / "train.conllu.gz")
+    parser.add_argument("--dev", type=Path, default=DATA / "dev.conllu.gz")
+    parser.add_argument("--test", type=Path, default=DATA / "test.conllu.gz")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--neural", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--max-train", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--save", type=Path, default=None, help="folder to save the models in")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--report", action="store_true",
+                        help="keep the results and rewrite the neural section of RESULTS.md")
+    args = parser.parse_args()
+
+    import torch
+
+    from arcwise.cli.train import parse_neural
+    from arcwise.errors import ArcwiseError
+    from arcwise.graph.biaffine_parser import train_biaffine
+    from arcwise.io import read_treebank
+    from arcwise.train import score_parser, train
+
+    try:
+        neural = {"threads": args.threads, **parse_neural(args.neural, "biaffine"
+                  if args.systems.startswith("biaffine") else "bilstm")}
+        train_sentences = list(read_treebank(args.train))[: args.max_train]
+        dev = list(read_treebank(args.dev))
+        test = list(read_treebank(args.test))
+    except ArcwiseError as error:
+        print(f"bench/neural.py: {error}", file=sys.stderr)
+        return 2
+    rows = []
+    for spec in args.systems.split(","):
+        system, *rest = spec.split(":")
+        started = time.perf_counter()
+        say = lambda e: print(json.dumps(e), file=sys.stderr, flush=True)  # noqa: E731
+        if system == "biaffine":
+            model, log = train_biaffine(train_sentences, dev, epochs=args.epochs,
+                                        decoder="projective" if rest else "non-projective",
+                                        seed=args.seed, neural=neural, progress=say)
+        else:
+            model, log = train(system, train_sentences, dev, oracle=rest[0],
+                               bound=rest[1] if len(rest) > 1 else None, epochs=args.epochs,
+                               seed=args.seed, model="bilstm", neural=neural, progress=say)
+        total = time.perf_counter() - started
+        to_best = sum(e["seconds"] for e in log["epochs"][: log["best_epoch"]])
+        torch.set_num_threads(args.threads)
+        parse_started = time.perf_counter()
+        scores = score_parser(model, test)
+        parse_seconds = time.perf_counter() - parse_started
+        if args.save:
+            model.save(args.save / f"{spec.replace(':', '_')}.arcwise")
+        rows.append({
+            "configuration": spec, "test_uas": round(scores.uas, 2),
+            "test_las": round(scores.las, 2), "best_epoch": log["best_epoch"],
+            "train_seconds_to_best": round(to_best, 1), "train_seconds": round(total, 1),
+            "parse_sentences_per_second": round(len(test) / parse_seconds, 1),
+            "threads": args.threads, "epochs": args.epochs,
+            "train": Path(args.train).parent.name, "train_sentences": len(train_sentences),
+            "hyperparameters": log["hyperparameters"],
+            "dev_las_by_epoch": [e.get("dev_las") for e in log["epochs"]],
+            "command": " ".join(["bench/neural.py", *sys.argv[1:]]),
+        })
+        print(json.dumps(rows[-1]) if args.json else
+              f"{spec}: test UAS {scores.uas:.2f} LAS {scores.las:.2f}, best epoch "
+              f"{log['best_epoch']} after {to_best:.0f} s of training ({total:.0f} s in all), "
+              f"parse {len(test) / parse_seconds:.0f} sentences/s on {args.threads} threads",
+              flush=True)
+        if args.report:
+            import report
+
+            rows[-1]["provenance"] = report.provenance()
+            keep(rows[-1])
+    return 0
+
+
+RESULTS = Path(__file__).resolve().parent / "results" / "neural"
+
+
+def keep(row: dict) -> None:
+    """Store one configuration's result and rewrite the neural section from every stored one."""
+    import report
+
+    from arcwise.io.atomic import atomic_write
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    name = f"{row['train']}_{row['configuration'].replace(':', '_')}_e{row['epochs']}"
+    with atomic_write(RESULTS / f"{name}.json") as f:
+        f.write(json.dumps(row, indent=1) + "\n")
+    rows = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))]
+    lines = ["## Neural parsers: BiLSTM transition parsers and the biaffine graph parser",
+             "", "Issue #16: gold tags, punctuation included, test split, the epoch with the "
+             "best dev LAS; training and parsing on the CPU with the torch threads given.", "",
+             "| train | configuration | test UAS | test LAS | best epoch | s to best | s in all "
+             "| parse sent/s | threads |", "|---|---|--:|--:|--:|--:|--:|--:|--:|"]
+    lines += [f"| {r['train']} | {r['configuration']} | {r['test_uas']:.2f} | {r['test_las']:.2f} "
+              f"| {r['best_epoch']} | {r['train_seconds_to_best']:,.0f} | {r['train_seconds']:,.0f} "
+              f"| {r['parse_sentences_per_second']:,.0f} | {r['threads']} |" for r in rows]
+    lines += ["", "Commands and provenance:", ""]
+    lines += [f"- `{r['command']}` — {r['provenance']}" for r in rows]
+    report.write_section("neural", "\n".join(lines))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

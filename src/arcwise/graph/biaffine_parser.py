@@ -1,0 +1,294 @@
+"""A neural graph-based parser: biaffine scores (`arcwise.models.biaffine`) decoded with
+Chu-Liu-Edmonds or Eisner, as the 2011 paper's MST parser decodes its linear scores.
+
+The decoder reads each word's log-probability of every head, so the tree it
+returns is the most probable one under the arc model (one root by default, as
+UD demands); each word then gets its best label for the head it got.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import os
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from arcwise.corpus import ROOT, Sentence, as_sentences, nothing_to_learn
+from arcwise.errors import ArcwiseError
+from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
+from arcwise.graph.eisner import eisner
+from arcwise.io import annotate
+from arcwise.models import modelfile
+from arcwise.models.bilstm import encoder_inputs, form_counts, need_torch, vocabulary_sizes
+from arcwise.trace import NOT_TRANSITION_BASED
+from arcwise.trees.projectivity import is_well_formed
+from arcwise.vocab import Vocabularies, check_tagged
+
+DECODERS = ("projective", "non-projective")
+PARSE_SENTENCES = 256  # sentences per network call when parsing
+
+
+class BiaffineParser:
+    """A trained biaffine graph-based parser (see the module docstring).
+
+    >>> parser = arcwise.load("en.biaffine")
+    >>> head, deprel = parser.parse(sentence)
+    """
+
+    system = "mst"
+    kind = "biaffine"
+    guided = False
+
+    def __init__(self, decoder: str, vocabularies: Vocabularies, labels: Sequence[str],
+                 network, sizes, hyperparameters: dict[str, Any] | None = None,
+                 scores: dict[str, Any] | None = None,
+                 training_data_sha256: str | None = None, command_line: Sequence[str] = ()):
+        if decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {', '.join(DECODERS)}, not {decoder!r}")
+        self.decoder = decoder
+        self.vocabularies = vocabularies
+        self.labels = tuple(labels)
+        self.network = network
+        self.sizes = sizes
+        self.hyperparameters = dict(hyperparameters or {})
+        self.scores = dict(scores or {})
+        self.training_data_sha256 = training_data_sha256
+        self.command_line = list(command_line)
+
+    def __repr__(self) -> str:
+        return f"BiaffineParser(decoder={self.decoder!r}, {len(self.labels)} labels)"
+
+    def parse(self, sentences, single_root: bool = True, guide=None, trace: bool = False):
+        """The (head, deprel) of a sentence, or the list of them for a sequence of sentences
+        (as `arcwise.graph.mst_parser.GraphParser.parse`; no guide, no trace)."""
+        import torch
+
+        from arcwise.parse import Batch
+
+        if trace:
+            raise ArcwiseError(NOT_TRANSITION_BASED)
+        if guide is not None:
+            raise ArcwiseError("guide trees given to a model trained without a guide")
+        sentences, single = as_sentences(sentences)
+        if single:
+            return self.parse(sentences, single_root)[0]
+        check_tagged(sentences, self.vocabularies)
+        decode = eisner if self.decoder == "projective" else chu_liu_edmonds
+        trees = []
+        self.network.eval()
+        for start in range(0, len(sentences), PARSE_SENTENCES):
+            batch = Batch(sentences[start : start + PARSE_SENTENCES], self.vocabularies)
+            columns, lengths, _, _ = encoder_inputs(batch.words, batch.offsets, None, 0, None)
+            with torch.no_grad():
+                arcs, label_dependent, label_head = self.network(columns, lengths)
+                arcs = arcs.masked_fill(~padding_mask(lengths)[:, None, :], float("-inf"))
+                log_probabilities = torch.log_softmax(arcs, -1).double().numpy()
+                heads = np.zeros(columns.shape[:2], dtype=np.int64)
+                for s, size in enumerate(lengths.tolist()):
+                    heads[s, :size] = decode(
+                        np.ascontiguousarray(log_probabilities[s, :size, :size].T), single_root)
+                labels = self.network.label_scores(label_dependent, label_head,
+                                                   torch.from_numpy(heads)).argmax(-1).numpy()
+            for s, size in enumerate(lengths.tolist()):
+                head = heads[s, :size].astype(np.int32)
+                head[0] = -1
+                trees.append((head, (ROOT, *(self.labels[k] for k in labels[s, 1:size]))))
+        return trees
+
+    def parse_file(self, input, output, *, format: str | None = None,
+                   single_root: bool | None = None,
+                   progress: Callable[[int], Any] | None = None,
+                   batch_sentences: int = 4096, trace: bool = False) -> int:
+        """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`."""
+        if trace:
+            raise ArcwiseError(NOT_TRANSITION_BASED)
+        return annotate(input, output, self.parse, format=format, single_root=single_root,
+                        batch_sentences=batch_sentences, progress=progress)
+
+    def retrained(self, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None):
+        """A new parser trained on `sentences` with this one's options (jackknifing)."""
+        hp = self.hyperparameters
+        neural = {**hp["sizes"], "batch_sentences": hp["batch_sentences"],
+                  "threads": hp["threads"]}
+        parser, _ = train_biaffine(sentences, dev, decoder=self.decoder, epochs=hp["epochs"],
+                                   seed=hp["seed"], neural=neural)
+        return parser
+
+    # --- model files -------------------------------------------------------
+
+    def meta(self) -> dict[str, Any]:
+        return {
+            "system": self.system,
+            "model": self.kind,
+            "options": {"decoder": self.decoder},
+            "labels": list(self.labels),
+            "vocabularies": self.vocabularies.to_dict(),
+            "sizes": dataclasses.asdict(self.sizes),
+            "training_data_sha256": self.training_data_sha256,
+            "scores": self.scores,
+            "hyperparameters": self.hyperparameters,
+            "command_line": self.command_line,
+        }
+
+    def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """What the model file holds: the network's float32 arrays and the metadata."""
+        arrays = {"net__" + name.replace(".", "__"): p.detach().numpy().astype(np.float32)
+                  for name, p in self.network.state_dict().items()}
+        return arrays, self.meta()
+
+    def save(self, path: str | os.PathLike) -> None:
+        modelfile.save(path, *self.saved())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, mapped: bool = False) -> BiaffineParser:
+        return cls.from_saved(*modelfile.load(path, mapped=mapped), os.fspath(path))
+
+    @classmethod
+    def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any],
+                   source: str) -> BiaffineParser:
+        """A parser from a model file's (arrays, metadata); any problem is an ArcwiseError."""
+        import torch
+
+        from arcwise.models.biaffine import BiaffineNetwork, BiaffineSizes
+
+        need_torch()
+        modelfile.check_parser_meta(meta, arrays, source)
+        try:
+            sizes = BiaffineSizes(**meta["sizes"])
+            vocabularies = Vocabularies.from_dict(meta["vocabularies"])
+            network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(meta["labels"]), sizes)
+            parser = cls(meta["options"]["decoder"], vocabularies, meta["labels"], network,
+                         sizes, meta["hyperparameters"], meta["scores"],
+                         meta["training_data_sha256"], meta["command_line"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise ArcwiseError(f"{source}: bad model metadata ({error})") from None
+        expected = network.state_dict()
+        state = {}
+        for name, tensor in expected.items():
+            array = arrays.get("net__" + name.replace(".", "__"))
+            if array is None or tuple(array.shape) != tuple(tensor.shape):
+                raise ArcwiseError(f"{source}: corrupt model file (the network's arrays differ "
+                                   "from its recorded sizes)")
+            state[name] = torch.from_numpy(np.array(array, dtype=np.float32))
+        network.load_state_dict(state)
+        return parser
+
+
+def padding_mask(lengths):
+    """bool [sentences, longest]: is the position a word (or the root) of its sentence."""
+    import torch
+
+    return torch.arange(int(lengths.max()))[None, :] < lengths[:, None]
+
+
+def train_biaffine(
+    train_sentences: Sequence[Sentence],
+    dev_sentences: Sequence[Sentence] | None = None,
+    *,
+    decoder: str = "non-projective",
+    epochs: int = 10,
+    seed: int = 0,
+    progress: Callable[[dict[str, Any]], Any] | None = None,
+    neural: dict[str, Any] | None = None,
+) -> tuple[BiaffineParser, dict[str, Any]]:
+    """Train a biaffine parser; returns (the parser of the best dev epoch, the log).
+
+    neural: `BiaffineSizes` fields, batch_sentences (sentences per update, 32)
+    and threads (torch's).  Trees that are not well formed are skipped.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    from arcwise.models.biaffine import BiaffineNetwork, BiaffineSizes
+    from arcwise.parse import Batch
+    from arcwise.stepped import sub_batch
+    from arcwise.train import data_sha256, end_of_epoch, length_batches, log_header, \
+        score_parser
+
+    need_torch()
+    if decoder not in DECODERS:
+        raise ValueError(f"decoder must be one of {', '.join(DECODERS)}, not {decoder!r}")
+    options = dict(neural or {})
+    batch_sentences = int(options.pop("batch_sentences", 32))
+    threads = int(options.pop("threads", 0))
+    try:
+        sizes = BiaffineSizes(**options)
+    except TypeError as error:
+        raise ValueError(f"unknown neural option ({error})") from None
+    if threads:
+        torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    torch.manual_seed(seed)
+    sentences = list(train_sentences)
+    dev = list(dev_sentences or [])
+    well_formed = [k for k, s in enumerate(sentences)
+                   if is_well_formed(np.asarray(s.head, dtype=np.int32))]
+    usable = np.array([k for k in well_formed if sentences[k].n >= 1], dtype=np.int64)
+    if not any(sentences[k].n >= 2 for k in usable):
+        raise ArcwiseError(nothing_to_learn(len(sentences), len(sentences) - len(well_formed),
+                                            0, len(usable)))
+    vocabularies = Vocabularies.build(sentences)
+    labels = list(vocabularies.deprel)
+    network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(labels), sizes)
+    optimizer = torch.optim.Adam(network.parameters(), lr=sizes.learning_rate, betas=(0.9, 0.9))
+    log = log_header("mst", sentences, len(sentences) - len(well_formed), 0, list(usable), None,
+                     {"model": "biaffine", "decoder": decoder, "epochs": epochs, "seed": seed,
+                      "sizes": dataclasses.asdict(sizes), "batch_sentences": batch_sentences,
+                      "threads": threads or torch.get_num_threads()})
+    parser = BiaffineParser(decoder, vocabularies, labels, network, sizes,
+                            log["hyperparameters"], training_data_sha256=data_sha256(sentences))
+    batch = Batch(sentences, vocabularies)
+    counts = form_counts(batch.words, vocabularies)
+    dev_batch = Batch(dev, vocabularies) if dev else None
+    lengths = np.array([sentences[k].n for k in usable])
+    best = None
+    for epoch in range(epochs):
+        rng = np.random.default_rng([seed, epoch])
+        started = time.perf_counter()
+        total_loss = 0.0
+        network.train()
+        for indices in length_batches(lengths, batch_sentences, rng):
+            part = sub_batch(batch, usable[indices])
+            columns, sizes_, sentence, where = encoder_inputs(
+                part.words, part.offsets, counts, sizes.word_dropout, rng)
+            arcs, label_dependent, label_head = network(columns, sizes_)
+            mask = padding_mask(sizes_)
+            arcs = arcs.masked_fill(~mask[:, None, :], float("-inf"))
+            gold_heads = torch.full(columns.shape[:2], -100, dtype=torch.int64)
+            gold_labels = torch.full(columns.shape[:2], -100, dtype=torch.int64)
+            heads = np.concatenate([batch.head[batch.offsets[k] : batch.offsets[k + 1]]
+                                    for k in usable[indices]])
+            gold_heads[sentence, where] = torch.from_numpy(heads.astype(np.int64))
+            gold_labels[sentence, where] = torch.from_numpy(part.deprel.astype(np.int64) - 2)
+            gold_heads[:, 0] = gold_labels[:, 0] = -100  # the root has no head
+            arc_loss = F.cross_entropy(arcs.reshape(-1, arcs.shape[2]), gold_heads.reshape(-1),
+                                       ignore_index=-100)
+            label_scores = network.label_scores(label_dependent, label_head, gold_heads)
+            label_loss = F.cross_entropy(label_scores.reshape(-1, len(labels)),
+                                         gold_labels.reshape(-1), ignore_index=-100)
+            loss = arc_loss + label_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(network.parameters(), 5.0)
+            optimizer.step()
+            total_loss += float(loss.detach()) * len(indices)
+        seconds = time.perf_counter() - started
+        entry: dict[str, Any] = {
+            "epoch": epoch + 1,
+            "seconds": round(seconds, 3),
+            "sentences_per_second": round(len(usable) / seconds, 1) if seconds > 0 else None,
+            "loss": round(total_loss / max(len(usable), 1), 6),
+        }
+        network.eval()
+        best = end_of_epoch(log, entry, parser, dev, dev_batch, best,
+                            lambda: copy.deepcopy(network.state_dict()), progress)
+    network.load_state_dict(best[1])
+    network.eval()
+    if dev_batch is not None:
+        parser.scores = {"dev": {"uas": best[2]["dev_uas"], "las": best[2]["dev_las"],
+                                 "epoch": best[2]["epoch"]}}
+    return parser, log

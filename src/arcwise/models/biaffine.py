@@ -1,0 +1,72 @@
+"""Biaffine arc and label scorers over a BiLSTM (Dozat & Manning 2017, §2).
+
+The encoder is the transition scorer's (`arcwise.models.bilstm.Encoder`, with
+dropout).  Each word gets four smaller vectors from ReLU MLPs of its BiLSTM
+vector: as a dependent and as a head, for arcs and for labels.  The score of
+the arc h -> d is a biaffine function of d's and h's arc vectors (a bilinear
+term plus a term of the head alone); the score of label l on h -> d a
+biaffine function of their label vectors.  Training minimizes the
+cross-entropy of each word's gold head among all words, and of its gold label
+given the gold head.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arcwise.models.bilstm import Encoder, Sizes, need_torch
+
+try:
+    import torch
+    from torch import nn
+except ImportError:  # pragma: no cover - the neural extra is not installed
+    torch = None
+    nn = None
+
+
+@dataclass(frozen=True)
+class BiaffineSizes(Sizes):
+    """`Sizes` of the encoder, and the biaffine scorers' own."""
+
+    arc: int = 100  # the arc MLPs' output
+    label: int = 50  # the label MLPs' output
+    dropout: float = 0.33
+    learning_rate: float = 2e-3
+
+
+def mlp(width: int, out: int, dropout: float):
+    return nn.Sequential(nn.Linear(width, out), nn.ReLU(), nn.Dropout(dropout))
+
+
+class BiaffineNetwork(nn.Module if nn is not None else object):
+    """Encoder, the four MLPs and the two biaffine scorers (see the module docstring)."""
+
+    def __init__(self, vocabulary_sizes: list[int], n_labels: int, sizes: BiaffineSizes):
+        need_torch()
+        super().__init__()
+        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout)
+        width = self.encoder.width
+        self.arc_dependent = mlp(width, sizes.arc, sizes.dropout)
+        self.arc_head = mlp(width, sizes.arc, sizes.dropout)
+        self.label_dependent = mlp(width, sizes.label, sizes.dropout)
+        self.label_head = mlp(width, sizes.label, sizes.dropout)
+        self.arc_weight = nn.Parameter(torch.zeros(sizes.arc, sizes.arc))
+        self.arc_head_weight = nn.Parameter(torch.zeros(sizes.arc))
+        self.label_weight = nn.Parameter(torch.zeros(n_labels, sizes.label + 1, sizes.label + 1))
+
+    def forward(self, columns: torch.Tensor, lengths: torch.Tensor):
+        """(arc scores [s, dependent, head], label vectors of dependents and heads)."""
+        vectors = self.encoder(columns, lengths)
+        dependent, head = self.arc_dependent(vectors), self.arc_head(vectors)
+        arcs = torch.einsum("sda,ab,shb->sdh", dependent, self.arc_weight, head)
+        arcs = arcs + (head @ self.arc_head_weight)[:, None, :]
+        ones = torch.ones(*vectors.shape[:2], 1)
+        label_dependent = torch.cat([self.label_dependent(vectors), ones], -1)
+        label_head = torch.cat([self.label_head(vectors), ones], -1)
+        return arcs, label_dependent, label_head
+
+    def label_scores(self, label_dependent, label_head, heads: torch.Tensor) -> torch.Tensor:
+        """Label scores [s, dependent, labels] of each word's arc from heads[s, dependent]."""
+        chosen = torch.gather(label_head, 1,
+                              heads.clamp(min=0)[:, :, None].expand(-1, -1, label_head.shape[2]))
+        return torch.einsum("sdi,lij,sdj->sdl", label_dependent, self.label_weight, chosen)

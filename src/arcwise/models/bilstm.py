@@ -1,0 +1,254 @@
+"""A BiLSTM scorer of transitions (Kiperwasser & Goldberg 2016, §3 and §5).
+
+Every word is the concatenation of embeddings of its lowercased form, its
+suffix and shape (`arcwise.vocab.form_signature`: what an unknown word
+still has) and its UPOS, XPOS and FEATS; a 2-layer BiLSTM reads the
+sentence; a configuration is the concatenation of the BiLSTM vectors of the
+words at the system's base positions (`SystemKernels.bases`; a learned
+vector where there is no word); two MLPs score it, one per transition and
+one per (arc transition, label), and a labeled class scores the sum.
+
+Training minimizes the hinge loss max(0, 1 - max right + max wrong) over
+the legal classes, the right ones being the oracle's zero-cost classes; a
+form is replaced by the unknown word with probability a / (a + count)
+(word dropout, a = 0.25).  Parameters are saved as float32 numpy arrays in
+the model file, never as a pickle.  Needs the neural extra (torch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from arcwise.errors import ArcwiseError
+from arcwise.features import words as wc
+from arcwise.features.addresses import BASE_NAMES
+
+try:
+    import torch
+    from torch import nn
+except ImportError:  # pragma: no cover - the neural extra is not installed
+    torch = None
+    nn = None
+
+# the words-matrix columns embedded, in order
+EMBEDDED = (wc.LOWER, wc.SUFFIX, wc.SHAPE, wc.UPOS, wc.XPOS, wc.FEATS)
+UNKNOWN = 0  # `arcwise.vocab.UNKNOWN`
+
+
+def need_torch() -> None:
+    """ArcwiseError unless torch (the neural extra) is installed."""
+    if torch is None:
+        raise ArcwiseError("the bilstm model needs torch: pip install 'arcwise[neural]'")
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """The network's dimensions and its training constants (recorded in the model file)."""
+
+    word: int = 100  # lowercased form
+    suffix: int = 32
+    shape: int = 16
+    tag: int = 25  # UPOS, XPOS and FEATS each
+    lstm: int = 125  # per direction
+    layers: int = 2
+    hidden: int = 100  # each MLP's hidden layer
+    word_dropout: float = 0.25  # a in a / (a + count)
+    learning_rate: float = 1e-3
+
+
+class Encoder(nn.Module if nn is not None else object):
+    """Embeddings of each word's columns (`EMBEDDED`) and a BiLSTM over the sentence."""
+
+    def __init__(self, vocabulary_sizes: list[int], sizes: Sizes, dropout: float = 0.0):
+        super().__init__()
+        dims = (sizes.word, sizes.suffix, sizes.shape, sizes.tag, sizes.tag, sizes.tag)
+        self.embeddings = nn.ModuleList(
+            nn.Embedding(max(v, 2), d) for v, d in zip(vocabulary_sizes, dims))
+        self.dropout = nn.Dropout(dropout)
+        self.lstm = nn.LSTM(sum(dims), sizes.lstm, num_layers=sizes.layers,
+                            bidirectional=True, batch_first=True,
+                            dropout=dropout if sizes.layers > 1 else 0.0)
+        self.width = 2 * sizes.lstm
+
+    def forward(self, columns: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """BiLSTM vectors [sentences, longest, width] of padded word ids [s, longest, 6]."""
+        embedded = torch.cat([e(columns[:, :, k]) for k, e in enumerate(self.embeddings)], -1)
+        packed = nn.utils.rnn.pack_padded_sequence(self.dropout(embedded), lengths,
+                                                   batch_first=True, enforce_sorted=False)
+        out, _ = self.lstm(packed)
+        return self.dropout(nn.utils.rnn.pad_packed_sequence(out, batch_first=True)[0])
+
+
+def vocabulary_sizes(vocabularies) -> list[int]:
+    """The embedding table sizes of the `EMBEDDED` columns (`arcwise.vocab.Vocabularies`)."""
+    return [len(getattr(vocabularies, c)) for c in
+            ("lower", "suffix", "shape", "upos", "xpos", "feats")]
+
+
+def form_counts(words: np.ndarray, vocabularies) -> np.ndarray:
+    """How often each lowercased form occurs in a words matrix (for word dropout)."""
+    return np.bincount(words[:, wc.LOWER], minlength=len(vocabularies.lower)).astype(np.float64)
+
+
+def encoder_inputs(words: np.ndarray, offsets: np.ndarray, form_counts: np.ndarray | None,
+                   word_dropout: float, rng: np.random.Generator | None):
+    """The padded word ids [sentences, longest, 6] of a batch's words matrix, the lengths,
+    and (sentence, position) of each batch word.  With form_counts and rng, a form is
+    replaced by the unknown word with probability a / (a + its count) (word dropout)."""
+    columns = words[:, EMBEDDED].astype(np.int64)
+    if rng is not None and form_counts is not None:
+        counts = form_counts[np.minimum(columns[:, 0], len(form_counts) - 1)]
+        drop = rng.random(len(columns)) < word_dropout / (word_dropout + counts)
+        columns[drop & (columns[:, 0] > 1), 0] = UNKNOWN  # never the root
+    sizes = np.diff(offsets)
+    longest = int(sizes.max()) if len(sizes) else 0
+    padded = np.zeros((len(sizes), longest, len(EMBEDDED)), dtype=np.int64)
+    where = (np.concatenate([np.arange(s) for s in sizes]) if len(sizes)
+             else np.zeros(0, dtype=np.int64))
+    sentence = np.repeat(np.arange(len(sizes)), sizes)
+    padded[sentence, where] = columns
+    return torch.from_numpy(padded), torch.from_numpy(sizes), sentence, where
+
+
+class Network(nn.Module if nn is not None else object):
+    """The encoder and the two MLPs (see the module docstring)."""
+
+    def __init__(self, vocabulary_sizes: list[int], n_bases: int, n_columns: int,
+                 n_slots: int, sizes: Sizes):
+        super().__init__()
+        self.encoder = Encoder(vocabulary_sizes, sizes)
+        width = self.encoder.width
+        self.missing = nn.Parameter(torch.zeros(width))
+        self.transition = nn.Sequential(nn.Linear(n_bases * width, sizes.hidden), nn.Tanh(),
+                                        nn.Linear(sizes.hidden, n_columns))
+        self.label = nn.Sequential(nn.Linear(n_bases * width, sizes.hidden), nn.Tanh(),
+                                   nn.Linear(sizes.hidden, max(n_slots, 1)))
+
+
+class Context:
+    """One batch's BiLSTM vectors (flat: a row per batch word, then the missing vector) and
+    the loss terms gathered while stepping through it."""
+
+    def __init__(self, vectors: torch.Tensor):
+        self.vectors = vectors
+        self.last: torch.Tensor | None = None  # the last `scores` output, for `learn`
+        self.losses: list[torch.Tensor] = []
+        self.configurations = 0
+
+
+class BiLSTMScorer:
+    """The `arcwise.models.scorer.Scorer` of a BiLSTM (see the module docstring)."""
+
+    kind = "bilstm"
+
+    def __init__(self, bases: tuple[str, ...], classes, vocabulary_sizes: list[int],
+                 sizes: Sizes = Sizes(), seed: int = 0):
+        need_torch()
+        torch.manual_seed(seed)
+        self.bases = tuple(bases)
+        self.base_codes = np.array([BASE_NAMES.index(b) for b in self.bases], dtype=np.int64)
+        self.sizes = sizes
+        self.vocabulary_sizes = list(vocabulary_sizes)
+        self.n_unlabeled = classes.n_unlabeled
+        self.network = Network(self.vocabulary_sizes, len(self.bases), classes.n_columns,
+                               classes.n_slots, sizes)
+        # class c's transition score is column `column_of_class[c]` of the transition MLP
+        column = {int(a): k for k, a in enumerate(classes.column_action)}
+        self.column_of_class = torch.tensor([column[int(a)] for a in classes.transition])
+        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=sizes.learning_rate)
+        self.form_counts: np.ndarray | None = None
+        self.rng = np.random.default_rng(seed)
+
+    # --- the Scorer protocol -----------------------------------------------
+
+    def encode(self, batch, train: bool) -> Context:
+        """The BiLSTM vectors of a `arcwise.parse.Batch`'s words."""
+        self.network.train(train)
+        padded, lengths, sentence, where = encoder_inputs(
+            batch.words, batch.offsets, self.form_counts, self.sizes.word_dropout,
+            self.rng if train else None)
+        with torch.set_grad_enabled(train):
+            vectors = self.network.encoder(padded, lengths)
+            flat = vectors[torch.from_numpy(sentence), torch.from_numpy(where)]
+            flat = torch.cat([flat, self.network.missing[None, :]])
+        return Context(flat)
+
+    def scores(self, context: Context, rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """Class scores of the configurations (positions: -1 = no word -> missing vector)."""
+        missing = context.vectors.shape[0] - 1
+        index = torch.from_numpy(np.where(positions >= 0, positions, missing))
+        x = context.vectors[index].reshape(len(rows), -1)
+        transition = self.network.transition(x)[:, self.column_of_class]
+        label = self.network.label(x)
+        n_labeled = transition.shape[1] - self.n_unlabeled
+        if n_labeled:
+            transition = transition + torch.cat(
+                [torch.zeros(len(rows), self.n_unlabeled), label[:, :n_labeled]], 1)
+        context.last = transition
+        return transition.detach().numpy().astype(np.float64)
+
+    def learn(self, context: Context, zero_cost: np.ndarray, legal: np.ndarray) -> None:
+        """Hinge loss of the last scores: the best right class 1 above the best wrong one."""
+        scores = context.last
+        right = torch.from_numpy(zero_cost)
+        wrong = torch.from_numpy(legal & ~zero_cost)
+        has = right.any(1) & wrong.any(1)
+        context.configurations += len(zero_cost)
+        if not bool(has.any()):
+            return
+        low = torch.finfo(scores.dtype).min
+        best_right = scores.masked_fill(~right, low).max(1).values
+        best_wrong = scores.masked_fill(~wrong, low).max(1).values
+        loss = torch.clamp(1 - best_right + best_wrong, min=0)[has]
+        context.losses.append(loss.sum())
+
+    def update(self, context: Context) -> float:
+        """One Adam step on the batch's summed loss, averaged over its configurations;
+        returns that loss."""
+        if not context.losses:
+            return 0.0
+        loss = torch.stack(context.losses).sum() / max(context.configurations, 1)
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        return float(loss.detach())
+
+    # --- model files -------------------------------------------------------
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The network's parameters as float32 arrays named net__MODULE__PARAM."""
+        return {
+            "net__" + name.replace(".", "__"): p.detach().numpy().astype(np.float32)
+            for name, p in self.network.state_dict().items()
+        }
+
+    def meta(self) -> dict[str, Any]:
+        return {"bases": list(self.bases), "sizes": asdict(self.sizes),
+                "vocabulary_sizes": self.vocabulary_sizes}
+
+    @classmethod
+    def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any], classes,
+                   source: str) -> BiLSTMScorer:
+        """The scorer a model file holds; ArcwiseError if its arrays do not fit its sizes."""
+        try:
+            sizes = Sizes(**meta["sizes"])
+            scorer = cls(tuple(meta["bases"]), classes, list(meta["vocabulary_sizes"]), sizes)
+        except (KeyError, TypeError, ValueError) as error:
+            raise ArcwiseError(f"{source}: bad bilstm metadata ({error})") from None
+        expected = scorer.arrays()
+        if set(expected) != {k for k in arrays if k.startswith("net__")}:
+            raise ArcwiseError(f"{source}: corrupt model file (the network's arrays differ "
+                               "from its recorded sizes)")
+        state = {}
+        for name, array in expected.items():
+            if arrays[name].shape != array.shape:
+                raise ArcwiseError(f"{source}: corrupt model file (array {name!r} has shape "
+                                   f"{arrays[name].shape}, not {array.shape})")
+            state[name[5:].replace("__", ".")] = torch.from_numpy(
+                np.array(arrays[name], dtype=np.float32))
+        scorer.network.load_state_dict(state)
+        scorer.network.eval()
+        return scorer

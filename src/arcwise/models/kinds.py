@@ -1,0 +1,62 @@
+"""The kinds of model a model file can hold, and the class that loads each.
+
+A model file names its kind in the metadata key ``model``; files written
+before that key existed are recognised by what they hold (`kind_of`).  This
+is the one place that maps a file to a class: `arcwise.load`, stacking and
+the service ask it instead of looking at system names.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+import numpy as np
+
+from arcwise.errors import ArcwiseError
+
+# kind -> "module:Class"; the class has load(path) and from_saved(arrays, meta, source)
+KINDS = {
+    "perceptron": "arcwise.parse:Parser",
+    "bilstm": "arcwise.stepped:ScorerParser",
+    "graph": "arcwise.graph.mst_parser:GraphParser",
+    "biaffine": "arcwise.graph.biaffine_parser:BiaffineParser",
+    "guided": "arcwise.stacking:GuidedParser",
+    "pipeline": "arcwise.pipeline.pipeline:Pipeline",
+}
+
+
+def kind_of(meta: dict[str, Any]) -> str:
+    """The kind of model whose metadata this is."""
+    if "model" in meta:
+        return meta["model"]
+    if "guide" in meta:
+        return "guided"
+    if meta.get("system") == "pipeline":
+        return "pipeline"
+    if meta.get("system") == "mst":
+        return "graph"
+    return "perceptron"
+
+
+def model_class(meta: dict[str, Any], source: str = "model") -> type:
+    """The class that loads a model of this metadata."""
+    kind = kind_of(meta)
+    if kind not in KINDS:
+        raise ArcwiseError(f"{source}: unknown kind of model {kind!r} (known: "
+                           f"{', '.join(KINDS)}; a newer arcwise may read it)")
+    module, name = KINDS[kind].split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def load(path: str | os.PathLike) -> Any:
+    """The model in a model file, of whatever kind it is."""
+    from arcwise.models.modelfile import read_meta
+
+    return model_class(read_meta(path), os.fspath(path)).load(path)
+
+
+def from_saved(arrays: dict[str, np.ndarray], meta: dict[str, Any], source: str) -> Any:
+    """The model of a model file's (arrays, metadata)."""
+    return model_class(meta, source).from_saved(arrays, meta, source)

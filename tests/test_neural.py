@@ -1,0 +1,259 @@
+"""The stepped seam (`arcwise.steps`, `arcwise.stepped`) and the BiLSTM scorer.
+
+- Batched steps agree with the one-configuration kernels: the legal classes are
+  the kernel's, and following the oracle step's target from the initial
+  configurations of many random trees at once builds every gold tree the system
+  can build (static and dynamic oracles), whatever the scores that choose among
+  zero-cost classes.
+- A BiLSTM parser trains with every transition system and both oracles, parses
+  to well-formed trees, saves to a model file without pickles and loads back to
+  the same parses; the same seed gives the same weights; it learns (compiled).
+"""
+
+import itertools
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+torch = pytest.importorskip("torch")
+
+import arcwise  # noqa: E402
+from arcwise import steps, systems  # noqa: E402
+from arcwise.errors import ArcwiseError  # noqa: E402
+from arcwise.models import modelfile  # noqa: E402
+from arcwise.models import perceptron as pc  # noqa: E402
+from arcwise.stepped import ScorerParser, Stepper, flat_gold  # noqa: E402
+from arcwise.train import score_parser, train  # noqa: E402
+from arcwise.systems import state as st  # noqa: E402
+from arcwise.systems.base import Configuration  # noqa: E402
+from arcwise.trees.projectivity import is_well_formed  # noqa: E402
+from tests.ewt import NO_JIT, train_and_dev  # noqa: E402
+from tests.reference.random_trees import examples, trees  # noqa: E402
+
+SYSTEMS = ["arc-eager", "arc-eager+lba", "arc-eager-nm", "arc-hybrid", "arc-hybrid+swap",
+           "covington", "covington-nm", "two-planar"]
+TINY = {"word": 8, "suffix": 4, "shape": 4, "tag": 4, "lstm": 8, "hidden": 8, "threads": 1,
+        "batch_sentences": 4}
+
+
+class RandomScorer:
+    """A scorer of random numbers: which zero-cost class the oracle step picks is arbitrary."""
+
+    bases = ("S0",)
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def scores(self, rows):
+        return self.rng.random((len(rows), self.n_classes))
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(hs.lists(trees(max_words=7), min_size=1, max_size=5), hs.sampled_from(SYSTEMS),
+       hs.booleans(), hs.integers(0, 2**16))
+def test_following_the_oracle_step_builds_the_gold_trees(golds, name, dynamic, seed):
+    ts = systems.get(name)
+    buildable = [ts.can_build(g) for g in golds]
+    if not dynamic:
+        golds = [g for g, ok in zip(golds, buildable) if ok]
+        if not golds:
+            return
+    labels = ["dep", "root"]
+    classes = pc.ClassSet.for_system(ts.kernels, labels)
+    offsets = np.cumsum([0] + [len(g) for g in golds])
+    deprel = np.concatenate([[1] + [2] * (len(g) - 1) for g in golds]).astype(np.int32)
+    batch = type("B", (), {"offsets": offsets, "words": np.zeros((offsets[-1], 9), np.int32),
+                           "deprel": deprel, "guided": False})()
+    scorer = RandomScorer(seed)
+    scorer.n_classes = classes.n_classes
+    stepper = Stepper(ts.kernels, classes, scorer, batch)
+    gold_flat, gold_offsets = flat_gold([ts.oracle.prepare(np.array(g, np.int32)) for g in golds])
+    gold_label = np.maximum(deprel - 2, -1).astype(np.int32)
+    while len(rows := stepper.running()):
+        legal = stepper.legal(rows)
+        for r, b in enumerate(rows):  # the batched legal classes are the kernel's
+            allowed = {ts.kernels.actions[classes.transition[c]]
+                       for c in np.flatnonzero(legal[r])}
+            state = stepper.states[b][: st.state_size(stepper.sizes[b])]
+            assert allowed == set(ts.legal(Configuration(state, ts)))
+        zero_cost = np.zeros_like(legal)
+        _, target, follow = steps.oracle_step(
+            ts.kernels.system_id, ts.oracle.variant, 0, dynamic, stepper.states, rows, legal,
+            scorer.scores(rows), gold_flat, gold_offsets, gold_label, offsets,
+            classes.transition, classes.label, classes.first_class, classes.takes_label,
+            steps.FOLLOW_ORACLE, 0.0, 0.0, np.zeros((len(rows), 2)), zero_cost)
+        assert (target >= 0).all() and (follow == target).all()
+        assert zero_cost[np.arange(len(rows)), target].all()
+        stepper.apply(rows, follow)
+    heads, _, _ = stepper.trees(0)
+    for k, gold in enumerate(golds):
+        built = heads[offsets[k] : offsets[k + 1]]
+        assert is_well_formed(built)
+        if ts.can_build(gold):
+            assert list(built[1:]) == list(gold[1:])
+
+
+@pytest.fixture(scope="module")
+def data():
+    return train_and_dev(8 if NO_JIT else 40, 4 if NO_JIT else 20)
+
+
+def tiny_train(name, data, oracle="dynamic", seed=1, epochs=1, **options):
+    return train(name, data[0], data[1], oracle=oracle, epochs=epochs, seed=seed,
+                 model="bilstm", neural={**TINY, **options})
+
+
+@pytest.mark.parametrize("name,oracle", [(s, o) for s in SYSTEMS for o in ("static", "dynamic")])
+def test_bilstm_trains_parses_saves_and_loads(name, oracle, data, tmp_path):
+    parser, log = tiny_train(name, data, oracle)
+    assert log["hyperparameters"]["model"] == "bilstm" and len(log["epochs"]) == 1
+    trees_before = parser.parse(data[1])
+    for (head, deprel), sentence in zip(trees_before, data[1]):
+        assert is_well_formed(np.asarray(head, np.int32)) and len(head) == sentence.n + 1
+        assert sum(h == 0 for h in head[1:]) == 1
+    path = tmp_path / "m.arcwise"
+    parser.save(path)
+    loaded = arcwise.load(path)
+    assert isinstance(loaded, ScorerParser) and loaded.system == name
+    for (h1, d1), (h2, d2) in zip(trees_before, loaded.parse(data[1])):
+        assert list(h1) == list(h2) and d1 == d2
+
+
+def test_same_seed_same_weights_other_seed_other(data):
+    a = tiny_train("arc-hybrid", data, seed=3)[0].scorer.arrays()
+    b = tiny_train("arc-hybrid", data, seed=3)[0].scorer.arrays()
+    c = tiny_train("arc-hybrid", data, seed=4)[0].scorer.arrays()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert not all(np.array_equal(a[k], c[k]) for k in a)
+
+
+def test_model_file_holds_no_pickle_and_a_bad_array_is_refused(data, tmp_path):
+    parser, _ = tiny_train("two-planar", data)
+    path = tmp_path / "m.arcwise"
+    parser.save(path)
+    with np.load(path, allow_pickle=False) as npz:  # plain numeric arrays
+        assert all(npz[k].dtype.kind == "f" for k in npz.files if k != "meta.json")
+    assert modelfile.read_meta(path)["model"] == "bilstm"
+    arrays, meta = modelfile.load(path)
+    name = next(k for k in arrays if k.startswith("net__transition"))
+    arrays[name] = arrays[name][:1]
+    modelfile.save(tmp_path / "bad.arcwise", arrays, {k: v for k, v in meta.items()
+                                                     if k not in modelfile._ADDED_META})
+    with pytest.raises(ArcwiseError, match="bad.arcwise: corrupt model file"):
+        arcwise.load(tmp_path / "bad.arcwise")
+    with zipfile.ZipFile(path) as zf:
+        assert not any(n.endswith(".pkl") for n in zf.namelist())
+
+
+@pytest.mark.skipif(NO_JIT, reason="learning to a useful accuracy needs the compiled steps")
+def test_bilstm_learns():
+    train_sentences, dev = train_and_dev(300, 100)
+    parser, log = train("arc-eager", train_sentences, dev, oracle="static", epochs=3, seed=1,
+                        model="bilstm", neural={"word": 32, "lstm": 32, "hidden": 32,
+                                                "threads": 1, "batch_sentences": 4})
+    scores = score_parser(parser, dev)
+    assert log["epochs"][-1]["loss"] < log["epochs"][0]["loss"]
+    assert scores.uas > 50 and scores.las > 35
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "arcwise", *map(str, args)],
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.skipif(NO_JIT, reason="the compiled run covers the command line (30 s uncompiled)")
+def test_cli_trains_and_parses_a_bilstm_model(tmp_path):
+    treebank = tmp_path / "small.conllu"
+    sentences = train_and_dev(6, 0)[0]
+    treebank.write_text("".join("\n".join(s.lines) + "\n\n" for s in sentences))
+    model = tmp_path / "m.arcwise"
+    done = run_cli("train", "--system", "arc-hybrid", "--model", "bilstm", "--train", treebank,
+                   "--epochs", "1", "-o", model,
+                   *itertools.chain.from_iterable(("--neural", f"{k}={v}") for k, v in TINY.items()))
+    assert done.returncode == 0, done.stderr
+    parsed = run_cli("parse", "-m", model, treebank)
+    assert parsed.returncode == 0 and parsed.stdout.count("\n\n") == len(sentences)
+    refused = run_cli("train", "--system", "arc-hybrid", "--neural", "lstm=4", "--train",
+                      treebank, "-o", tmp_path / "p.arcwise")
+    assert refused.returncode == 2 and "--neural applies to --model bilstm" in refused.stderr
+
+
+def test_biaffine_trains_decodes_one_root_trees_saves_and_loads(data, tmp_path):
+    from arcwise.graph.biaffine_parser import BiaffineParser, train_biaffine
+
+    for decoder in ("projective", "non-projective"):
+        parser, log = train_biaffine(data[0], data[1], decoder=decoder, epochs=1, seed=1,
+                                     neural={**TINY, "arc": 8, "label": 4})
+        assert log["hyperparameters"]["model"] == "biaffine" and log["best_epoch"] == 1
+        trees = parser.parse(data[1])
+        for (head, _), sentence in zip(trees, data[1]):
+            head = np.asarray(head, np.int32)
+            assert is_well_formed(head) and len(head) == sentence.n + 1
+            assert (head[1:] == 0).sum() == 1
+            if decoder == "projective":
+                from arcwise.trees.projectivity import is_projective
+
+                assert is_projective(head)
+        path = tmp_path / f"{decoder}.arcwise"
+        parser.save(path)
+        loaded = arcwise.load(path)
+        assert isinstance(loaded, BiaffineParser) and loaded.decoder == decoder
+        assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
+                   for a, b in zip(trees, loaded.parse(data[1])))
+
+
+@pytest.mark.skipif(NO_JIT, reason="the compiled run covers the command line")
+def test_cli_trains_a_biaffine_parser_and_refuses_linear_options(tmp_path):
+    treebank = tmp_path / "small.conllu"
+    sentences = train_and_dev(6, 0)[0]
+    treebank.write_text("".join("\n".join(s.lines) + "\n\n" for s in sentences))
+    model = tmp_path / "b.arcwise"
+    sizes = ("--neural", "lstm=8", "--neural", "word=8", "--neural", "arc=8", "--neural", "label=4")
+    done = run_cli("train", "--system", "mst", "--model", "biaffine", "--train", treebank,
+                   "--epochs", "1", "-o", model, *sizes)
+    assert done.returncode == 0, done.stderr
+    parsed = run_cli("parse", "-m", model, treebank)
+    assert parsed.returncode == 0 and parsed.stdout.count("\n\n") == len(sentences)
+    for args in (("--order", "2"), ("--system", "arc-eager")):
+        refused = run_cli("train", "--system", "mst", "--model", "biaffine", "--train", treebank,
+                          "-o", tmp_path / "x.arcwise", *args)
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+
+
+def test_bilstm_trace_records_the_transitions(data):
+    """A traced parse gives the same trees, and every arc a transition made names one of
+    the system's actions."""
+    parser, _ = tiny_train("covington-nm", data)
+    plain = parser.parse(data[1])
+    traced = parser.parse(data[1], trace=True)
+    actions = set(systems.get("covington-nm").actions)
+    named = 0
+    for (h1, d1), (h2, d2, trace) in zip(plain, traced):
+        assert list(h1) == list(h2) and d1 == d2
+        for d in range(1, len(h2)):
+            assert trace.transition[d] is None or trace.transition[d] in actions
+            named += trace.transition[d] is not None
+    assert named > 0
+
+
+def test_a_bilstm_guide_is_jackknifed_and_travels_in_the_guided_model(data, tmp_path):
+    """Stacking with a neural guide: the guide is retrained on the other folds with its own
+    options, and the guided model file carries it back whole."""
+    from arcwise.stacking import GuidedParser, retrain, train_guided
+
+    guide, _ = tiny_train("arc-hybrid", data)
+    again = retrain(guide, data[0])
+    assert isinstance(again, ScorerParser) and again.hyperparameters["sizes"] == \
+        guide.hyperparameters["sizes"]
+    guided, _ = train_guided("arc-eager", data[0], data[1], guide, folds=2, epochs=1, seed=1,
+                             transition_buckets=2**12, label_buckets=2**10)
+    path = tmp_path / "guided.arcwise"
+    guided.save(path)
+    loaded = arcwise.load(path)
+    assert isinstance(loaded, GuidedParser) and isinstance(loaded.guide, ScorerParser)
+    assert [list(h) for h, _ in loaded.parse(data[1])] == [list(h) for h, _ in guided.parse(data[1])]
