@@ -7,7 +7,8 @@ import pytest
 
 from arcwise.corpus import from_words
 from arcwise.io import conllu
-from arcwise.pipeline.tagger import Tagger
+from arcwise.models.hashing import combine, text_hash
+from arcwise.pipeline.tagger import N_ATOMS, PAD, Atoms, Tagger, atom_strings, forms_atoms
 from tests.ewt import NO_JIT, train_and_dev
 
 N_TRAIN, N_DEV = (30, 10) if NO_JIT else (300, 100)
@@ -20,6 +21,27 @@ def data():
 def tagger(data):
     train, dev = data
     return Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14)
+
+def reference_atoms(form: str) -> np.ndarray:
+    """The word atoms as they were first computed, a string at a time (before the compiled
+    hashing): every model file's weights were trained on these values."""
+    return np.array([combine(k + 1, text_hash(s)) for k, s in enumerate(atom_strings(form))],
+                    dtype=np.uint64)
+
+
+def test_atoms_are_the_reference_ones(data):
+    train, dev = data
+    forms = sorted({f for s in train + dev for f in s.form[1:]})
+    forms += ["ΟΔΟΣ", "İstanbul", "𝔘nicode", "a-b", "12ab", "ǅemal", "x" * 200]
+    assert np.array_equal(forms_atoms(forms), np.array([reference_atoms(f) for f in forms]))
+    atoms, offsets = Atoms().batch(dev)
+    padding = np.zeros((PAD, N_ATOMS), dtype=np.uint64)
+    assert np.array_equal(atoms, np.concatenate([
+        np.concatenate([padding, np.array([reference_atoms(f) for f in s.form[1:]]), padding])
+        for s in dev]))
+    assert offsets.tolist() == [0, *np.cumsum([s.n + 2 * PAD for s in dev]).tolist()]
+    assert Atoms().batch([])[0].shape == (0, N_ATOMS)
+
 
 def test_learns_and_generalizes(tagger, data):
     train, dev = data

@@ -17,14 +17,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from arcwise import interrupts
 from arcwise.corpus import ROOT, Sentence
 from arcwise.errors import ArcwiseError
 from arcwise.io.conllu import with_columns
 from arcwise.models import perceptron as pc
-from arcwise.models.hashing import combine, text_hash
+from arcwise.models.hashing import combine, text_hashes
 from arcwise.pipeline.classifier import arrays_of, new_perceptron, table_rows, weights_from
 from arcwise.vocab import TAG_COLUMNS, form_signature
 
@@ -37,45 +37,78 @@ PAD = 2  # words of padding on each side of a sentence's atoms
 UPOS, XPOS, FEATS = range(3)
 
 
-def word_atoms(form: str) -> np.ndarray:
-    """The hashed atoms of a form: form, lowercased, shape, flags (digit, hyphen, upper
-    first, all upper), suffixes of 1..4 and prefixes of 1..3 lowercased characters, and
-    the lowercased form's last 6 characters."""
+def atom_strings(form: str) -> tuple[str, ...]:
+    """The strings of a form's atoms, in atom order: form, lowercased, shape, flags (digit,
+    hyphen, upper first, all upper), suffixes of 1..4 and prefixes of 1..3 lowercased
+    characters, and the lowercased form's last 6 characters."""
     lower, _, shape = form_signature(form)
     flags = (any(c.isdigit() for c in form), "-" in form, form[:1].isupper(), form.isupper())
-    strings = (form, lower, shape, "".join("1" if f else "0" for f in flags),
-               lower[-1:], lower[-2:], lower[-3:], lower[-4:], lower[:1], lower[:2], lower[:3],
-               lower[-6:])
-    return np.array([combine(k + 1, text_hash(s)) for k, s in enumerate(strings)],
-                    dtype=np.uint64)
+    return (form, lower, shape, "".join("1" if f else "0" for f in flags),
+            lower[-1:], lower[-2:], lower[-3:], lower[-4:], lower[:1], lower[:2], lower[:3],
+            lower[-6:])
+
+
+@njit(cache=True)
+def _keyed(hashes):
+    """combine(k + 1, hashes[i, k]) of every atom k of every word i."""
+    out = np.empty_like(hashes)
+    for i in range(hashes.shape[0]):
+        for k in range(hashes.shape[1]):
+            out[i, k] = combine(k + 1, hashes[i, k])
+    return out
+
+
+def forms_atoms(forms: Sequence[str]) -> np.ndarray:
+    """[len(forms), N_ATOMS] the hashed atoms of each form: atom k is combine(k + 1,
+    text_hash(atom_strings(form)[k])), all the strings hashed in one compiled pass."""
+    strings = [s for form in forms for s in atom_strings(form)]
+    return _keyed(text_hashes(strings).reshape(len(forms), N_ATOMS))
+
+
+def word_atoms(form: str) -> np.ndarray:
+    """The hashed atoms of one form (`forms_atoms`)."""
+    return forms_atoms([form])[0]
 
 
 class Atoms:
-    """Memoised `word_atoms` of the forms seen (a form's atoms never change)."""
+    """The atoms of the words of sentences, memoised per form (a form's atoms never
+    change) as rows of one table; row 0, all zeros, pads the sentences."""
+
+    MAX_FORMS = 2**20  # then forgotten, so that a long-running process stays small
 
     def __init__(self):
-        self._of: dict[str, np.ndarray] = {}
-        self._padding = np.zeros((PAD, N_ATOMS), dtype=np.uint64)
+        self._row: dict[str, int] = {}
+        self._table = np.zeros((1, N_ATOMS), dtype=np.uint64)
+
+    def _rows(self, forms: Sequence[str]) -> np.ndarray:
+        """The table rows of these forms, new forms' atoms computed and added."""
+        if len(self._row) > self.MAX_FORMS:
+            self.__init__()
+        new = list(dict.fromkeys(f for f in forms if f not in self._row))
+        if new:
+            start = self._table.shape[0]
+            self._table = np.concatenate([self._table, forms_atoms(new)])
+            self._row.update(zip(new, range(start, start + len(new))))
+        return np.array([self._row[f] for f in forms], dtype=np.int64)
 
     def sentence(self, forms: Sequence[str]) -> np.ndarray:
         """[PAD + n + PAD, N_ATOMS] atoms of a sentence's words (padding rows 0)."""
-        rows = []
-        for form in forms:
-            atoms = self._of.get(form)
-            if atoms is None:
-                atoms = self._of[form] = word_atoms(form)
-            rows.append(atoms)
-        return np.concatenate([self._padding, np.array(rows, dtype=np.uint64).reshape(-1, N_ATOMS),
-                               self._padding])
+        return self.of_forms([forms])[0]
 
     def batch(self, sentences: Sequence[Sentence]) -> tuple[np.ndarray, np.ndarray]:
         """(atoms of every sentence stacked, offsets: sentence k's rows are offsets[k] ..
         offsets[k + 1] - 1, padding included)."""
-        blocks = [self.sentence(s.form[1:]) for s in sentences]
-        offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
-        np.cumsum([len(b) for b in blocks], out=offsets[1:])
-        atoms = np.concatenate(blocks) if blocks else np.zeros((0, N_ATOMS), dtype=np.uint64)
-        return atoms, offsets
+        return self.of_forms([s.form[1:] for s in sentences])
+
+    def of_forms(self, sentences: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+        """`batch` of sentences given as their forms."""
+        sizes = np.array([len(forms) for forms in sentences], dtype=np.int64)
+        offsets = np.zeros(len(sentences) + 1, dtype=np.int64)
+        np.cumsum(sizes + 2 * PAD, out=offsets[1:])
+        where = np.zeros(offsets[-1], dtype=np.int64)  # padding: row 0
+        starts = np.repeat(offsets[:-1] + PAD - np.cumsum(sizes) + sizes, sizes)
+        where[starts + np.arange(sizes.sum())] = self._rows([f for s in sentences for f in s])
+        return self._table[where], offsets
 
 
 @njit(cache=True)
@@ -149,11 +182,12 @@ def tag_sentence(atoms, tags, gold, upos_w, xpos_w, feats_w, learn, upos_u, xpos
     return step, errors
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def tag_batch(atoms, offsets, upos_w, xpos_w, feats_w):
-    """The tag ids [3, rows] of every sentence of a batch (see `Atoms.batch`)."""
+    """The tag ids [3, rows] of every sentence of a batch (see `Atoms.batch`); the
+    sentences are shared among numba's threads, each tagged alone."""
     tags = np.full((3, atoms.shape[0]), -1, dtype=np.int64)
-    for k in range(offsets.shape[0] - 1):
+    for k in prange(offsets.shape[0] - 1):
         a, b = offsets[k], offsets[k + 1]
         tag_sentence(atoms[a:b], tags[:, a:b], tags[:, a:b], upos_w, xpos_w, feats_w, False,
                      upos_w, xpos_w, feats_w, 0)
