@@ -41,6 +41,7 @@ from arcwise import interrupts
 from arcwise import systems as registry
 from arcwise.corpus import ROOT, Sentence, as_sentences
 from arcwise.errors import ArcwiseError
+from arcwise.pipeline.text_api import AnnotatesText
 from arcwise.features import FeatureTable, batch_matrix, extract
 from arcwise.io import annotate, conllu, read_treebank
 from arcwise.io.conllu import with_tree
@@ -343,7 +344,7 @@ def annotations(trees: list) -> list:
 REATTACH_LABELS = ("parataxis", "dep")
 
 
-class Parser:
+class Parser(AnnotatesText):
     """A trained greedy transition-based parser.
 
     >>> parser = Parser.load("en.model")
