@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from arcwise.corpus import from_words
+from arcwise.errors import ArcwiseError
 from arcwise.io import conllu
 from arcwise.models.hashing import combine, text_hash
 from arcwise.pipeline.tagger import N_ATOMS, PAD, Atoms, Tagger, atom_strings, forms_atoms
@@ -77,3 +78,30 @@ def test_deterministic_and_round_trip(tagger, data):
     assert [s.upos for s in loaded.tag(dev)] == [s.upos for s in tagger.tag(dev)]
     with pytest.raises(Exception, match="bad tagger metadata"):
         Tagger.from_saved(arrays, {**meta, "tagsets": {}}, "m", "tagger_")
+
+
+def test_version_1_model_files_still_load_and_tag(data):
+    train, dev = data
+    old = Tagger.train(train, epochs=1, seed=2, buckets=2**12, features=1)
+    arrays, meta = old.saved("tagger_")
+    del meta["features"]  # as files written before version 2 were
+    assert not any("dictionary" in name for name in arrays)
+    loaded = Tagger.from_saved(arrays, meta, "old.arcwise", "tagger_")
+    assert loaded.features == 1 and loaded.dictionary is None
+    assert [s.feats for s in loaded.tag(dev)] == [s.feats for s in old.tag(dev)]
+    with pytest.raises(ArcwiseError, match=r"^m: tagger features version 3, but this arcwise "
+                                           r"reads versions 1, 2: retrain the tagger"):
+        Tagger.from_saved(arrays, {**meta, "features": 3}, "m", "tagger_")
+
+
+def test_the_tag_dictionary(tagger, data):
+    train, _ = data
+    assert tagger.features == 2 and len(tagger.dictionary) > 0
+    arrays, meta = tagger.saved("tagger_")
+    with pytest.raises(ArcwiseError, match="bad tag dictionary"):
+        Tagger.from_saved({k: v for k, v in arrays.items() if "dictionary_keys" not in k},
+                          meta, "m", "tagger_")
+    lower = forms_atoms(["the", "The", "zzzunseenzzz"])[:, 1]  # LOWER
+    classes = tagger.dictionary.lookup(lower)
+    assert (classes[0] != 0).all() and (classes[0] == classes[1]).all()  # "the" is frequent
+    assert (classes[2] == 0).all()
