@@ -8,7 +8,9 @@
 
 Input without tags is tagged when the pipeline has a tagger; input with tags
 (CoNLL-U with UPOS, XPOS or FEATS) keeps them.  Without a tokenizer a text
-is one sentence per line, tokens separated by whitespace.
+is one sentence per line, tokens separated by whitespace, and text that needs a
+tokenizer is refused (`whitespace_words`).  A plain parser model is a pipeline of
+itself alone (`arcwise.pipeline.text_api`).
 
 The model file (`arcwise.models.modelfile`) holds each component's arrays
 under its prefix (``tokenizer_``, ``tagger_``, ``parser_``) and its metadata
