@@ -21,7 +21,7 @@ def data():
 @pytest.fixture(scope="module")
 def tagger(data):
     train, dev = data
-    return Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14)
+    return Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14, features=2)
 
 def reference_atoms(form: str) -> np.ndarray:
     """The word atoms as they were first computed, a string at a time (before the compiled
@@ -70,7 +70,7 @@ def test_tag_changes_only_the_tag_columns(tagger, data):
 
 def test_deterministic_and_round_trip(tagger, data):
     train, dev = data
-    again = Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14)
+    again = Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14, features=2)
     assert all(np.array_equal(a.transition, b.transition)
                for a, b in zip(again.weights, tagger.weights))
     arrays, meta = tagger.saved("tagger_")

@@ -10,13 +10,16 @@ predictions of the previous tags (greedy, as it runs), the examples in a
 seeded order, the epoch with the best dev accuracy kept.  FEATS is one class
 per feature string seen in training (``_`` included).
 
-Features version 2 (the default) adds what the standard perceptron taggers read
-(Collins 2002; Honnibal's tagger; UDPipe 1's MorphoDiTa) and version 1 lacked: a tag
+Features version 2 (opt-in: ``Tagger.train(..., features=2)``) adds what the standard
+perceptron taggers read (Collins 2002; Honnibal's tagger; UDPipe 1's MorphoDiTa) and
+version 1, the default, lacks: a tag
 dictionary (`arcwise.pipeline.tag_dictionary`: the tags a frequent word had in training,
 for the word and the next two), the prefix of 4, the tag two words back alone, the
 suffix of the word after next, the previous word with its tag, and for XPOS and FEATS
-the word's own UPOS with its suffixes and form.  Version 1 model files still load and tag
-as they did; a version this code does not know is refused.
+the word's own UPOS with its suffixes and form.  It is not the default because it helps
+one treebank and hurts another (Swedish-LinES dev: UPOS +0.8, LAS with predicted tags +1.0;
+Czech-CLTT dev: UPOS -0.8, LAS -0.6; bench/predicted_tags.py).  Model files record
+their version (none: 1); a version this code does not know is refused.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from arcwise.vocab import TAG_COLUMNS, form_signature
 N_ATOMS = 13  # per word: see `atom_strings`
 FORM, LOWER, SHAPE, FLAGS, S1, S2, S3, S4, P1, P2, P3, CLUSTER, P4 = range(N_ATOMS)
 AMBIGUITY = N_ATOMS  # then the word's tag-dictionary atoms, one per column (version 2)
-FEATURES_VERSION = 2  # of a new tagger; 1 and 2 are read
+FEATURES_VERSION = 1  # of a new tagger (2 is opt-in: see the module docstring); 1 and 2 are read
 N_FEATURES = {1: 30, 2: 43}  # per version
 MAX_WEIGHTS = 2**23  # per column's table: at most 32 MiB to tag with, 128 MiB to train
 MAX_BUCKETS = 2**20
