@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 from arcwise.corpus import from_words
+from arcwise.errors import ArcwiseError
 from arcwise.io import conllu
-from arcwise.pipeline.tagger import Tagger
+from arcwise.models.hashing import combine, text_hash
+from arcwise.pipeline.tagger import N_ATOMS, PAD, Atoms, Tagger, atom_strings, forms_atoms
 from tests.ewt import NO_JIT, train_and_dev
 
 N_TRAIN, N_DEV = (30, 10) if NO_JIT else (300, 100)
@@ -19,7 +21,28 @@ def data():
 @pytest.fixture(scope="module")
 def tagger(data):
     train, dev = data
-    return Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14)
+    return Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14, features=2)
+
+def reference_atoms(form: str) -> np.ndarray:
+    """The word atoms as they were first computed, a string at a time (before the compiled
+    hashing): every model file's weights were trained on these values."""
+    return np.array([combine(k + 1, text_hash(s)) for k, s in enumerate(atom_strings(form))],
+                    dtype=np.uint64)
+
+
+def test_atoms_are_the_reference_ones(data):
+    train, dev = data
+    forms = sorted({f for s in train + dev for f in s.form[1:]})
+    forms += ["ΟΔΟΣ", "İstanbul", "𝔘nicode", "a-b", "12ab", "ǅemal", "x" * 200]
+    assert np.array_equal(forms_atoms(forms), np.array([reference_atoms(f) for f in forms]))
+    atoms, offsets = Atoms().batch(dev)
+    padding = np.zeros((PAD, N_ATOMS), dtype=np.uint64)
+    assert np.array_equal(atoms, np.concatenate([
+        np.concatenate([padding, np.array([reference_atoms(f) for f in s.form[1:]]), padding])
+        for s in dev]))
+    assert offsets.tolist() == [0, *np.cumsum([s.n + 2 * PAD for s in dev]).tolist()]
+    assert Atoms().batch([])[0].shape == (0, N_ATOMS)
+
 
 def test_learns_and_generalizes(tagger, data):
     train, dev = data
@@ -47,7 +70,7 @@ def test_tag_changes_only_the_tag_columns(tagger, data):
 
 def test_deterministic_and_round_trip(tagger, data):
     train, dev = data
-    again = Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14)
+    again = Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14, features=2)
     assert all(np.array_equal(a.transition, b.transition)
                for a, b in zip(again.weights, tagger.weights))
     arrays, meta = tagger.saved("tagger_")
@@ -55,3 +78,30 @@ def test_deterministic_and_round_trip(tagger, data):
     assert [s.upos for s in loaded.tag(dev)] == [s.upos for s in tagger.tag(dev)]
     with pytest.raises(Exception, match="bad tagger metadata"):
         Tagger.from_saved(arrays, {**meta, "tagsets": {}}, "m", "tagger_")
+
+
+def test_version_1_model_files_still_load_and_tag(data):
+    train, dev = data
+    old = Tagger.train(train, epochs=1, seed=2, buckets=2**12, features=1)
+    arrays, meta = old.saved("tagger_")
+    del meta["features"]  # as files written before version 2 were
+    assert not any("dictionary" in name for name in arrays)
+    loaded = Tagger.from_saved(arrays, meta, "old.arcwise", "tagger_")
+    assert loaded.features == 1 and loaded.dictionary is None
+    assert [s.feats for s in loaded.tag(dev)] == [s.feats for s in old.tag(dev)]
+    with pytest.raises(ArcwiseError, match=r"^m: tagger features version 3, but this arcwise "
+                                           r"reads versions 1, 2: retrain the tagger"):
+        Tagger.from_saved(arrays, {**meta, "features": 3}, "m", "tagger_")
+
+
+def test_the_tag_dictionary(tagger, data):
+    train, _ = data
+    assert tagger.features == 2 and len(tagger.dictionary) > 0
+    arrays, meta = tagger.saved("tagger_")
+    with pytest.raises(ArcwiseError, match="bad tag dictionary"):
+        Tagger.from_saved({k: v for k, v in arrays.items() if "dictionary_keys" not in k},
+                          meta, "m", "tagger_")
+    lower = forms_atoms(["the", "The", "zzzunseenzzz"])[:, 1]  # LOWER
+    classes = tagger.dictionary.lookup(lower)
+    assert (classes[0] != 0).all() and (classes[0] == classes[1]).all()  # "the" is frequent
+    assert (classes[2] == 0).all()

@@ -46,6 +46,7 @@ from arcwise.io import annotate, conllu, read_treebank
 from arcwise.io.conllu import with_tree
 from arcwise.models import modelfile
 from arcwise.models import perceptron as pc
+from arcwise.pipeline.text_api import AnnotatesText
 from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
 from arcwise.trace import of_parse as trace_of_parse
@@ -343,7 +344,7 @@ def annotations(trees: list) -> list:
 REATTACH_LABELS = ("parataxis", "dep")
 
 
-class TransitionParser:
+class TransitionParser(AnnotatesText):
     """What every greedy transition-based parser shares, whatever scores its transitions:
     the system, vocabularies, classes and root label, the post-processing of its trees
     (deprojectivization, one root, traces), parse / parse_file, and the model file's

@@ -26,6 +26,7 @@ import numpy as np
 
 from arcwise.corpus import Sentence, as_sentences
 from arcwise.errors import ArcwiseError
+from arcwise.pipeline.text_api import AnnotatesText
 from arcwise.io import annotate
 from arcwise.io.conllu import with_tree
 from arcwise.models import modelfile
@@ -79,7 +80,7 @@ def jackknife(guide, sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS,
     return out
 
 
-class GuidedParser:
+class GuidedParser(AnnotatesText):
     """A guide model and the model it guides, run in turn (2011 paper §5.3).
 
     >>> parser = arcwise.load("mst-guided-by-arc-eager.model")

@@ -24,6 +24,7 @@ from arcwise.graph.eisner import eisner
 from arcwise.io import annotate
 from arcwise.models import modelfile
 from arcwise.models.bilstm import encoder_inputs, form_counts, need_torch, vocabulary_sizes
+from arcwise.pipeline.text_api import AnnotatesText
 from arcwise.trace import NOT_TRANSITION_BASED
 from arcwise.trees.projectivity import is_well_formed
 from arcwise.vocab import Vocabularies, check_tagged
@@ -32,7 +33,7 @@ DECODERS = ("projective", "non-projective")
 PARSE_SENTENCES = 256  # sentences per network call when parsing
 
 
-class BiaffineParser:
+class BiaffineParser(AnnotatesText):
     """A trained biaffine graph-based parser (see the module docstring).
 
     >>> parser = arcwise.load("en.biaffine")

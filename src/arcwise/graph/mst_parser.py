@@ -27,6 +27,7 @@ from numba import njit
 
 from arcwise.corpus import ROOT, Sentence, as_sentences, nothing_to_learn
 from arcwise.errors import ArcwiseError
+from arcwise.pipeline.text_api import AnnotatesText
 from arcwise.graph import arc_features as af
 from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
 from arcwise.graph.eisner import eisner
@@ -198,7 +199,7 @@ def label_tree(atoms, counts, heads, label_weights, out):
     return labels
 
 
-class GraphParser:
+class GraphParser(AnnotatesText):
     """A trained graph-based parser (order 1 or 2, projective or non-projective decoding).
 
     >>> parser = GraphParser.load("en.mst")

@@ -8,7 +8,9 @@
 
 Input without tags is tagged when the pipeline has a tagger; input with tags
 (CoNLL-U with UPOS, XPOS or FEATS) keeps them.  Without a tokenizer a text
-is one sentence per line, tokens separated by whitespace.
+is one sentence per line, tokens separated by whitespace, and text that needs a
+tokenizer is refused (`whitespace_words`).  A plain parser model is a pipeline of
+itself alone (`arcwise.pipeline.text_api`).
 
 The model file (`arcwise.models.modelfile`) holds each component's arrays
 under its prefix (``tokenizer_``, ``tagger_``, ``parser_``) and its metadata
@@ -38,6 +40,30 @@ COMPONENTS = ("tokenizer", "tagger", "parser")
 BATCH_SENTENCES = 4096
 
 
+ATTACHED = ",;!?"  # punctuation never part of a word when it ends one, in any UD treebank
+
+
+def whitespace_words(text: str) -> list[list[str]]:
+    """The words of each non-blank line of a text, split at whitespace: what a model without
+    a tokenizer reads.  Raw text that needs a tokenizer is refused (`ArcwiseError`) rather
+    than parsed into garbage: a word ending in one of `ATTACHED`, or a line's last word
+    ending in a full stop after a letter or digit with no other full stop (``mat.``, not
+    ``U.S.``) -- punctuation a tokenizer would have split off."""
+    lines = [line.split() for line in text.splitlines()]
+    lines = [words for words in lines if words]
+    for words in lines:
+        for k, w in enumerate(words):
+            last = k == len(words) - 1
+            if len(w) > 1 and w[-2].isalnum() and (
+                    w[-1] in ATTACHED or last and w[-1] == "." and w.count(".") == 1):
+                raise ArcwiseError(
+                    f"{w!r}: punctuation attached to a word, but this model has no "
+                    "tokenizer; separate the words with spaces (a sentence per line), give a "
+                    "list of words, or use a pipeline with a tokenizer (arcwise train "
+                    "--pipeline)")
+    return lines
+
+
 class Pipeline:
     """A tokenizer, a tagger and a parser, each optional (see the module docstring)."""
 
@@ -62,10 +88,9 @@ class Pipeline:
     def sentences_of_text(self, text: str, first_id: int = 1, source: str = "<text>",
                           first_line: int = 1) -> list[Sentence]:
         """The untagged, unparsed sentences of a raw text: the tokenizer's, or without
-        one, a sentence per line of whitespace-separated tokens."""
+        one, a sentence per line of whitespace-separated tokens (`whitespace_words`)."""
         if self.tokenizer is None:
-            chunks = [[(w, (w,), True) for w in line.split()] for line in text.splitlines()]
-            chunks = [tokens for tokens in chunks if tokens]
+            chunks = [[(w, (w,), True) for w in words] for words in whitespace_words(text)]
         else:
             chunks = self.tokenizer.tokenize(text)
         return [conllu.from_tokens(tokens, str(first_id + k), path=source, first_line=first_line)

@@ -9,80 +9,128 @@ parser (`arcwise.pipeline.classifier`), trained on the tagger's own
 predictions of the previous tags (greedy, as it runs), the examples in a
 seeded order, the epoch with the best dev accuracy kept.  FEATS is one class
 per feature string seen in training (``_`` included).
+
+Features version 2 (opt-in: ``Tagger.train(..., features=2)``) adds what the standard
+perceptron taggers read (Collins 2002; Honnibal's tagger; UDPipe 1's MorphoDiTa) and
+version 1, the default, lacks: a tag
+dictionary (`arcwise.pipeline.tag_dictionary`: the tags a frequent word had in training,
+for the word and the next two), the prefix of 4, the tag two words back alone, the
+suffix of the word after next, the previous word with its tag, and for XPOS and FEATS
+the word's own UPOS with its suffixes and form.  It is not the default because it helps
+one treebank and hurts another (Swedish-LinES dev: UPOS +0.8, LAS with predicted tags +1.0;
+Czech-CLTT dev: UPOS -0.8, LAS -0.6; bench/predicted_tags.py).  Model files record
+their version (none: 1); a version this code does not know is refused.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from arcwise import interrupts
 from arcwise.corpus import ROOT, Sentence
 from arcwise.errors import ArcwiseError
 from arcwise.io.conllu import with_columns
 from arcwise.models import perceptron as pc
-from arcwise.models.hashing import combine, text_hash
+from arcwise.models.hashing import combine, text_hashes
 from arcwise.pipeline.classifier import arrays_of, new_perceptron, table_rows, weights_from
+from arcwise.pipeline.tag_dictionary import TagDictionary
 from arcwise.vocab import TAG_COLUMNS, form_signature
 
-N_ATOMS = 12  # per word: see `word_atoms`
-FORM, LOWER, SHAPE, FLAGS, S1, S2, S3, S4, P1, P2, P3, CLUSTER = range(N_ATOMS)
-N_FEATURES = 30
+N_ATOMS = 13  # per word: see `atom_strings`
+FORM, LOWER, SHAPE, FLAGS, S1, S2, S3, S4, P1, P2, P3, CLUSTER, P4 = range(N_ATOMS)
+AMBIGUITY = N_ATOMS  # then the word's tag-dictionary atoms, one per column (version 2)
+FEATURES_VERSION = 1  # of a new tagger (2 is opt-in: see the module docstring); 1 and 2 are read
+N_FEATURES = {1: 30, 2: 43}  # per version
 MAX_WEIGHTS = 2**23  # per column's table: at most 32 MiB to tag with, 128 MiB to train
 MAX_BUCKETS = 2**20
 PAD = 2  # words of padding on each side of a sentence's atoms
 UPOS, XPOS, FEATS = range(3)
 
 
-def word_atoms(form: str) -> np.ndarray:
-    """The hashed atoms of a form: form, lowercased, shape, flags (digit, hyphen, upper
-    first, all upper), suffixes of 1..4 and prefixes of 1..3 lowercased characters, and
-    the lowercased form's last 6 characters."""
+def atom_strings(form: str) -> tuple[str, ...]:
+    """The strings of a form's atoms, in atom order: form, lowercased, shape, flags (digit,
+    hyphen, upper first, all upper), suffixes of 1..4 and prefixes of 1..3 lowercased
+    characters, the lowercased form's last 6 characters and its prefix of 4."""
     lower, _, shape = form_signature(form)
     flags = (any(c.isdigit() for c in form), "-" in form, form[:1].isupper(), form.isupper())
-    strings = (form, lower, shape, "".join("1" if f else "0" for f in flags),
-               lower[-1:], lower[-2:], lower[-3:], lower[-4:], lower[:1], lower[:2], lower[:3],
-               lower[-6:])
-    return np.array([combine(k + 1, text_hash(s)) for k, s in enumerate(strings)],
-                    dtype=np.uint64)
+    return (form, lower, shape, "".join("1" if f else "0" for f in flags),
+            lower[-1:], lower[-2:], lower[-3:], lower[-4:], lower[:1], lower[:2], lower[:3],
+            lower[-6:], lower[:4])
+
+
+@njit(cache=True)
+def _keyed(hashes):
+    """combine(k + 1, hashes[i, k]) of every atom k of every word i."""
+    out = np.empty_like(hashes)
+    for i in range(hashes.shape[0]):
+        for k in range(hashes.shape[1]):
+            out[i, k] = combine(k + 1, hashes[i, k])
+    return out
+
+
+def forms_atoms(forms: Sequence[str]) -> np.ndarray:
+    """[len(forms), N_ATOMS] the hashed atoms of each form: atom k is combine(k + 1,
+    text_hash(atom_strings(form)[k])), all the strings hashed in one compiled pass."""
+    strings = [s for form in forms for s in atom_strings(form)]
+    return _keyed(text_hashes(strings).reshape(len(forms), N_ATOMS))
+
+
+def word_atoms(form: str) -> np.ndarray:
+    """The hashed atoms of one form (`forms_atoms`)."""
+    return forms_atoms([form])[0]
 
 
 class Atoms:
-    """Memoised `word_atoms` of the forms seen (a form's atoms never change)."""
+    """The atoms of the words of sentences, memoised per form (a form's atoms never
+    change) as rows of one table; row 0, all zeros, pads the sentences."""
+
+    MAX_FORMS = 2**20  # then forgotten, so that a long-running process stays small
 
     def __init__(self):
-        self._of: dict[str, np.ndarray] = {}
-        self._padding = np.zeros((PAD, N_ATOMS), dtype=np.uint64)
+        self._row: dict[str, int] = {}
+        self._table = np.zeros((1, N_ATOMS), dtype=np.uint64)
+
+    def _rows(self, forms: Sequence[str]) -> np.ndarray:
+        """The table rows of these forms, new forms' atoms computed and added."""
+        if len(self._row) > self.MAX_FORMS:
+            self.__init__()
+        new = list(dict.fromkeys(f for f in forms if f not in self._row))
+        if new:
+            start = self._table.shape[0]
+            self._table = np.concatenate([self._table, forms_atoms(new)])
+            self._row.update(zip(new, range(start, start + len(new))))
+        return np.array([self._row[f] for f in forms], dtype=np.int64)
 
     def sentence(self, forms: Sequence[str]) -> np.ndarray:
         """[PAD + n + PAD, N_ATOMS] atoms of a sentence's words (padding rows 0)."""
-        rows = []
-        for form in forms:
-            atoms = self._of.get(form)
-            if atoms is None:
-                atoms = self._of[form] = word_atoms(form)
-            rows.append(atoms)
-        return np.concatenate([self._padding, np.array(rows, dtype=np.uint64).reshape(-1, N_ATOMS),
-                               self._padding])
+        return self.of_forms([forms])[0]
 
     def batch(self, sentences: Sequence[Sentence]) -> tuple[np.ndarray, np.ndarray]:
         """(atoms of every sentence stacked, offsets: sentence k's rows are offsets[k] ..
         offsets[k + 1] - 1, padding included)."""
-        blocks = [self.sentence(s.form[1:]) for s in sentences]
-        offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
-        np.cumsum([len(b) for b in blocks], out=offsets[1:])
-        atoms = np.concatenate(blocks) if blocks else np.zeros((0, N_ATOMS), dtype=np.uint64)
-        return atoms, offsets
+        return self.of_forms([s.form[1:] for s in sentences])
+
+    def of_forms(self, sentences: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+        """`batch` of sentences given as their forms."""
+        sizes = np.array([len(forms) for forms in sentences], dtype=np.int64)
+        offsets = np.zeros(len(sentences) + 1, dtype=np.int64)
+        np.cumsum(sizes + 2 * PAD, out=offsets[1:])
+        where = np.zeros(offsets[-1], dtype=np.int64)  # padding: row 0
+        starts = np.repeat(offsets[:-1] + PAD - np.cumsum(sizes) + sizes, sizes)
+        where[starts + np.arange(sizes.sum())] = self._rows([f for s in sentences for f in s])
+        return self._table[where], offsets
 
 
 @njit(cache=True)
-def word_features(atoms, i, column, tags, out):
-    """The features of word row i (padded index) for `column` into out; tags[c, i] holds
-    the tags given so far (-1 none; rows before i of every column, and the earlier
-    columns of row i)."""
+def word_features(atoms, i, column, tags, out, version):
+    """The features of word row i (padded index) for `column` into out (N_FEATURES[version]
+    of them); tags[c, i] holds the tags given so far (-1 none; rows before i of every
+    column, and the earlier columns of row i)."""
     a = atoms
     t1 = tags[column, i - 1]
     t2 = tags[column, i - 2]
@@ -119,15 +167,32 @@ def word_features(atoms, i, column, tags, out):
     own_xpos = tags[XPOS, i] if column > XPOS else np.int64(-1)
     out[28] = combine(combine(base + 29, own_upos), own_xpos)
     out[29] = combine(combine(combine(base + 30, own_upos), own_xpos), a[i, S3])
+    if version < 2:
+        return
+    own = combine(own_upos, own_xpos)
+    known = AMBIGUITY + column
+    out[30] = combine(base + 31, a[i, P4])
+    out[31] = combine(base + 32, t2)
+    out[32] = combine(base + 33, a[i + 2, S3])
+    out[33] = combine(combine(base + 34, t1), a[i - 1, LOWER])
+    out[34] = combine(base + 35, a[i, known])
+    out[35] = combine(base + 36, a[i + 1, known])
+    out[36] = combine(base + 37, a[i + 2, known])
+    out[37] = combine(combine(base + 38, t1), a[i, known])
+    out[38] = combine(combine(base + 39, a[i, known]), a[i + 1, known])
+    out[39] = combine(combine(base + 40, own), a[i, S2])
+    out[40] = combine(combine(base + 41, own), a[i, S4])
+    out[41] = combine(combine(base + 42, own), a[i, LOWER])
+    out[42] = combine(combine(base + 43, own), a[i + 1, AMBIGUITY + UPOS])
 
 
 @njit(cache=True)
 def tag_sentence(atoms, tags, gold, upos_w, xpos_w, feats_w, learn, upos_u, xpos_u, feats_u,
-                 step):
+                 step, version):
     """Tag one sentence (atoms with PAD rows each side; tags [3, rows] filled with -1 gets
     the tags); with learn, also the perceptron updates toward gold [3, rows] on the way.
     Returns (steps, errors)."""
-    features = np.zeros(N_FEATURES, dtype=np.uint64)
+    features = np.zeros(30 if version < 2 else 43, dtype=np.uint64)  # N_FEATURES[version]
     no_label_features = np.zeros(0, dtype=np.uint64)
     errors = 0
     for i in range(PAD, atoms.shape[0] - PAD):
@@ -137,7 +202,7 @@ def tag_sentence(atoms, tags, gold, upos_w, xpos_w, feats_w, learn, upos_u, xpos
             n = weights.transition.shape[1]
             legal = np.ones(n, dtype=np.bool_)
             scores = np.zeros(n)
-            word_features(atoms, i, column, tags, features)
+            word_features(atoms, i, column, tags, features, version)
             predicted = pc.best_class(weights, features, no_label_features, legal, scores)
             if learn:
                 if predicted != gold[column, i]:
@@ -149,34 +214,35 @@ def tag_sentence(atoms, tags, gold, upos_w, xpos_w, feats_w, learn, upos_u, xpos
     return step, errors
 
 
-@njit(cache=True)
-def tag_batch(atoms, offsets, upos_w, xpos_w, feats_w):
-    """The tag ids [3, rows] of every sentence of a batch (see `Atoms.batch`)."""
+@njit(cache=True, parallel=True)
+def tag_batch(atoms, offsets, upos_w, xpos_w, feats_w, version):
+    """The tag ids [3, rows] of every sentence of a batch (see `Atoms.batch`); the
+    sentences are shared among numba's threads, each tagged alone."""
     tags = np.full((3, atoms.shape[0]), -1, dtype=np.int64)
-    for k in range(offsets.shape[0] - 1):
+    for k in prange(offsets.shape[0] - 1):
         a, b = offsets[k], offsets[k + 1]
         tag_sentence(atoms[a:b], tags[:, a:b], tags[:, a:b], upos_w, xpos_w, feats_w, False,
-                     upos_w, xpos_w, feats_w, 0)
+                     upos_w, xpos_w, feats_w, 0, version)
     return tags
 
 
 @njit(cache=True)
 def train_epoch(order, atoms, offsets, gold, upos_w, xpos_w, feats_w, upos_u, xpos_u, feats_u,
-                step):
+                step, version):
     """One pass over the sentences in `order`; returns (steps, errors)."""
     errors = 0
     tags = np.full((3, atoms.shape[0]), -1, dtype=np.int64)
     for k in order:
         a, b = offsets[k], offsets[k + 1]
         step, e = tag_sentence(atoms[a:b], tags[:, a:b], gold[:, a:b], upos_w, xpos_w, feats_w,
-                               True, upos_u, xpos_u, feats_u, step)
+                               True, upos_u, xpos_u, feats_u, step, version)
         errors += e
     return step, errors
 
 
-def _buckets(n_classes: int, n_words: int) -> int:
+def _buckets(n_classes: int, n_words: int, version: int) -> int:
     rows = 1 << max((MAX_WEIGHTS // max(n_classes, 1)).bit_length() - 1, 0)
-    return table_rows(min(MAX_BUCKETS, rows), n_words, N_FEATURES)
+    return table_rows(min(MAX_BUCKETS, rows), n_words, N_FEATURES[version])
 
 
 class Tagger:
@@ -188,11 +254,18 @@ class Tagger:
 
     def __init__(self, tagsets: Sequence[Sequence[str]], weights: Sequence[pc.Weights],
                  hyperparameters: dict[str, Any] | None = None,
-                 scores: dict[str, Any] | None = None):
+                 scores: dict[str, Any] | None = None, *,
+                 features: int = FEATURES_VERSION, dictionary: TagDictionary | None = None):
+        if features not in N_FEATURES:
+            raise ValueError(f"features version {features}: use one of {sorted(N_FEATURES)}")
+        if (dictionary is None) != (features < 2):
+            raise ValueError("a tag dictionary goes with features version 2 and later")
         self.tagsets = [tuple(t) for t in tagsets]
         self.weights = list(weights)
         self.hyperparameters = dict(hyperparameters or {})
         self.scores = dict(scores or {})
+        self.features = features
+        self.dictionary = dictionary
         self._atoms = Atoms()
 
     def __repr__(self) -> str:
@@ -202,18 +275,25 @@ class Tagger:
     @classmethod
     def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
               epochs: int = 8, seed: int = 0, buckets: int | None = None,
-              progress=None) -> Tagger:
+              features: int = FEATURES_VERSION, progress=None) -> Tagger:
         """Train on tagged sentences; with dev, keep the epoch of best mean accuracy over the
         three columns.  buckets: rows of each table (default: as many as fit
-        `MAX_WEIGHTS` weights, fewer for little data: `classifier.table_rows`).  progress(entry) after each epoch."""
+        `MAX_WEIGHTS` weights, fewer for little data: `classifier.table_rows`); features:
+        the feature set's version (see the module docstring).  progress(entry) after each
+        epoch."""
         sentences = [s for s in sentences if s.n]
         if not sentences:
             raise ArcwiseError("no training sentences: the training file is empty")
         tagsets = [sorted({t for s in sentences for t in getattr(s, c)[1:]})
                    for c in TAG_COLUMNS]
         words = sum(s.n for s in sentences)
-        models = [new_perceptron(tags, buckets or _buckets(len(tags), words)) for tags in tagsets]
-        atoms, offsets = Atoms().batch(sentences)
+        models = [new_perceptron(tags, buckets or _buckets(len(tags), words, features))
+                  for tags in tagsets]
+        dictionary = None
+        if features >= 2:
+            dictionary = TagDictionary.learn(sentences, lambda f: forms_atoms(f)[:, LOWER])
+        trained = partial(cls, tagsets, features=features, dictionary=dictionary)
+        atoms, offsets = trained([]).atoms(sentences)
         gold = _gold_ids(sentences, tagsets, atoms.shape[0])
         dev = [s for s in dev or () if s.n]
         step, best, best_weights, log = 0, -1.0, None, []
@@ -222,11 +302,11 @@ class Tagger:
             with interrupts.deferred():
                 step, errors = train_epoch(order, atoms, offsets, gold,
                                            *(m.weights for m in models),
-                                           *(m.totals for m in models), step)
+                                           *(m.totals for m in models), step, features)
             averaged = [m.averaged(max(step, 1)) for m in models]
             entry = {"epoch": epoch + 1, "error_rate": errors / max(step // (epoch + 1), 1)}
             if dev:
-                entry.update(cls(tagsets, averaged).accuracy(dev))
+                entry.update(trained(averaged).accuracy(dev))
             log.append(entry)
             if progress is not None:
                 progress(entry)
@@ -235,13 +315,22 @@ class Tagger:
                 best, best_weights = score, averaged
         hyperparameters = {"epochs": epochs, "seed": seed,
                            "buckets": [int(w.transition.shape[0]) for w in best_weights]}
-        return cls(tagsets, best_weights, hyperparameters, {"epochs": log})
+        return trained(best_weights, hyperparameters, {"epochs": log})
+
+    def atoms(self, sentences: Sequence[Sentence]) -> tuple[np.ndarray, np.ndarray]:
+        """(atoms, offsets) of the sentences as `Atoms.batch` lays them out, with the tag
+        dictionary's atoms as further columns (features version 2)."""
+        atoms, offsets = self._atoms.batch(sentences)
+        if self.dictionary is not None:
+            atoms = np.ascontiguousarray(np.concatenate(
+                [atoms, self.dictionary.lookup(atoms[:, LOWER])], axis=1))
+        return atoms, offsets
 
     def tag_ids(self, sentences: Sequence[Sentence]) -> tuple[np.ndarray, np.ndarray]:
         """(tag ids [3, rows], offsets) of the sentences, as `Atoms.batch` lays them out."""
-        atoms, offsets = self._atoms.batch(sentences)
+        atoms, offsets = self.atoms(sentences)
         with interrupts.deferred():
-            return tag_batch(atoms, offsets, *self.weights), offsets
+            return tag_batch(atoms, offsets, *self.weights, self.features), offsets
 
     def tag(self, sentences: Sentence | Sequence[Sentence]) -> Any:
         """The sentences with the predicted UPOS, XPOS and FEATS (the rest unchanged)."""
@@ -274,8 +363,11 @@ class Tagger:
         arrays = {}
         for c, weights in zip(TAG_COLUMNS, self.weights):
             arrays.update(arrays_of(weights, f"{prefix}{c}_"))
+        if self.dictionary is not None:
+            arrays.update(self.dictionary.arrays(prefix))
         meta = {"kind": "tagger", "tagsets": {c: list(t) for c, t in zip(TAG_COLUMNS,
                                                                           self.tagsets)},
+                "features": self.features,
                 "hyperparameters": self.hyperparameters, "scores": self.scores}
         return arrays, meta
 
@@ -288,10 +380,18 @@ class Tagger:
                     and t.strip() == t for t in tagsets[c]) for c in TAG_COLUMNS
         ):
             raise ArcwiseError(f"{source}: corrupt model file (bad tagger metadata)")
+        features = meta.get("features", 1)  # files written before version 2 have none
+        if features not in N_FEATURES or isinstance(features, bool):
+            raise ArcwiseError(
+                f"{source}: tagger features version {features!r}, but this arcwise reads "
+                f"versions {', '.join(map(str, sorted(N_FEATURES)))}: retrain the tagger or "
+                "update arcwise")
         weights = [weights_from(arrays, tagsets[c], source, f"{prefix}{c}_")
                    for c in TAG_COLUMNS]
+        dictionary = TagDictionary.from_arrays(arrays, source, prefix) if features >= 2 \
+            else None
         return cls([tagsets[c] for c in TAG_COLUMNS], weights, meta.get("hyperparameters"),
-                   meta.get("scores"))
+                   meta.get("scores"), features=features, dictionary=dictionary)
 
 
 def _gold_ids(sentences: Sequence[Sentence], tagsets, rows: int) -> np.ndarray:

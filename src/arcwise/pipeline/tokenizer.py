@@ -451,25 +451,25 @@ class Tokenizer:
         with interrupts.deferred():
             gaps = classify(*encoded.arrays(), self.weights)
         kinds = encoded.kinds
-        sentences, tokens = [], []
         n = len(text)
-        token_start = -1
-        i = 0
-        while i < n:
-            if kinds[i] == SPACE:
-                i += 1
-                continue
-            if token_start < 0:
-                token_start = i
-            if gaps[i] != NONE or i == n - 1:
-                surface = text[token_start : i + 1]
-                space = bool(i + 1 < n and kinds[i + 1] == SPACE)
-                tokens.append((surface, self.multiwords.words(surface), space))
-                token_start = -1
-                if gaps[i] == SENTENCE:
-                    sentences.append(tokens)
-                    tokens = []
-            i += 1
+        word = kinds != SPACE
+        # a token ends at a non-space character whose gap is not "none" (or at the end); it
+        # starts at the first non-space character after the previous token's end
+        ends = np.flatnonzero(word & ((gaps != NONE) | (np.arange(n) == n - 1)))
+        next_word = np.full(n + 1, n, dtype=np.int64)
+        next_word[:n][word] = np.flatnonzero(word)
+        next_word = np.minimum.accumulate(next_word[::-1])[::-1]
+        starts = next_word[np.concatenate([[0], ends[:-1] + 1])] if len(ends) else ends
+        spaces = np.append(~word[1:], False)[ends]
+        sentence_ends = (gaps[ends] == SENTENCE).tolist()
+        sentences, tokens = [], []
+        for a, b, space, last in zip(starts.tolist(), ends.tolist(), spaces.tolist(),
+                                     sentence_ends):
+            surface = text[a : b + 1]
+            tokens.append((surface, self.multiwords.words(surface), space))
+            if last:
+                sentences.append(tokens)
+                tokens = []
         if tokens:
             sentences.append(tokens)
         return sentences

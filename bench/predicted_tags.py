@@ -1,0 +1,88 @@
+"""The tagger's accuracy and the parser's LAS with predicted tags, on one treebank's dev split
+(issue #17: the gap between gold and predicted tags).
+
+    .venv/bin/python bench/predicted_tags.py --treebank DIR [--tag-folds 10] [--epochs 15]
+        [--no-gold-tag-parser] [--json]
+
+Everything is trained on DIR's train split with fixed epochs and scored on its dev split,
+which selects nothing (the epoch kept is the last): the tagger (UPOS, XPOS, UFeats
+accuracy on dev), an arc-eager parser trained on jackknifed predicted tags
+(`arcwise.pipeline.training.train_pipeline`, `--tag-folds` folds) and run on dev tagged by
+that tagger, and, unless --no-gold-tag-parser, the same parser trained and run on gold tags.
+Reported: the tag accuracies (%), LAS with predicted and with gold tags, their gap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from arcwise.eval.metrics import evaluate
+from arcwise.experiments.raw_text import without_tags
+from arcwise.io import read_treebank
+from arcwise.pipeline.predicted_tags import tag_accuracy
+from arcwise.pipeline.training import train_pipeline
+from arcwise.train import train
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+from pipeline import split  # noqa: E402
+
+
+def las(parser, sentences, gold) -> float:
+    from arcwise.io.conllu import with_tree
+
+    parsed = [with_tree(s, *tree) for s, tree in zip(sentences, parser.parse(sentences))]
+    return evaluate(gold, parsed).las
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--treebank", type=Path, required=True)
+    ap.add_argument("--tag-folds", type=int, default=10)
+    ap.add_argument("--epochs", type=int, default=15, help="the parser's")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-gold-tag-parser", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    if split(args.treebank, "train") is None or split(args.treebank, "dev") is None:
+        sys.exit(f"{args.treebank}: needs train.conllu(.gz) and dev.conllu(.gz)")
+    sentences = list(read_treebank(split(args.treebank, "train")))
+    dev = list(read_treebank(split(args.treebank, "dev")))
+
+    def train_parser(train_sentences, _):
+        return train("arc-eager", train_sentences, epochs=args.epochs, seed=args.seed)
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    start = time.perf_counter()
+    nlp, log = train_pipeline(sentences, None, ("tagger", "parser"), train_parser=train_parser,
+                              tag_folds=args.tag_folds, seed=args.seed, progress=say)
+    tagged = nlp.tagger.tag([without_tags(s) for s in dev])
+    result = {"treebank": args.treebank.name, "tag_folds": args.tag_folds,
+              "epochs": args.epochs, "seed": args.seed,
+              "dev_tag_accuracy": tag_accuracy(tagged, dev),
+              "train_jackknifed_tag_accuracy": log["parser_tags"]["train_accuracy"],
+              "las_predicted_tags": las(nlp.parser, tagged, dev),
+              "seconds": time.perf_counter() - start}
+    if not args.no_gold_tag_parser:
+        parser, _ = train_parser(sentences, None)
+        result["las_gold_tags"] = las(parser, dev, dev)
+        result["gap"] = result["las_gold_tags"] - result["las_predicted_tags"]
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        a = result["dev_tag_accuracy"]
+        print(f"{result['treebank']} dev: UPOS {a['upos']:.2f} XPOS {a['xpos']:.2f} "
+              f"UFeats {a['feats']:.2f}, LAS predicted tags {result['las_predicted_tags']:.2f}"
+              + (f", gold tags {result['las_gold_tags']:.2f}, gap {result['gap']:.2f}"
+                 if "gap" in result else ""))
+    return result
+
+
+if __name__ == "__main__":
+    main()

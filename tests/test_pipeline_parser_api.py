@@ -1,0 +1,54 @@
+"""`arcwise.load` of a plain parser model file gives the pipeline's text API (a parser is a
+one-stage pipeline): nlp(words), nlp("words separated by spaces"), nlp.pipe, the same
+`Document` -- while Parser.parse and parse_file stay as they were; raw text that needs a
+tokenizer, and bare words to a parser trained with tags, stop with the remedy named."""
+
+import pytest
+
+import arcwise
+from arcwise.errors import ArcwiseError
+from arcwise.parse import Parser
+from arcwise.pipeline.document import Document
+from arcwise.pipeline.pipeline import Pipeline, whitespace_words
+from arcwise.stacking import GuidedParser
+from arcwise.graph.mst_parser import GraphParser
+from tests.tiny_model import tiny_model, untagged_tiny_model  # noqa: F401  (fixtures)
+
+
+def test_a_parser_file_takes_text(untagged_tiny_model):
+    path, _ = untagged_tiny_model
+    nlp = arcwise.load(path)
+    assert isinstance(nlp, Parser)  # the parser's own API stays
+    doc = nlp(["The", "dog", "barks", "."])
+    assert isinstance(doc, Document) and [w.form for w in doc.words] == ["The", "dog", "barks", "."]
+    assert sum(w.head == 0 for w in doc.words) == 1 and all(w.deprel != "_" for w in doc.words)
+    head, deprel = nlp.parse(doc.sentences[0].sentence)
+    assert [w.head for w in doc.words] == list(head[1:])
+    assert [w.deprel for w in doc.words] == list(deprel[1:])
+    two = nlp("The dog barks .\n\nCats sleep")
+    assert [[w.form for w in s] for s in two] == [["The", "dog", "barks", "."], ["Cats", "sleep"]]
+    assert two.to_json() == Pipeline(parser=nlp)("The dog barks .\nCats sleep").to_json()
+    texts = ["A b c", ["Dogs", "bark"], "One .\nTwo ."]
+    assert [d.to_conllu() for d in nlp.pipe(texts, batch_size=2)] == [
+        nlp(t).to_conllu() for t in texts]
+
+
+def test_raw_text_that_needs_a_tokenizer_is_refused(untagged_tiny_model):
+    nlp = arcwise.load(untagged_tiny_model[0])
+    for text in ("The cat sat on the mat.", "Hello, world", "Really?"):
+        with pytest.raises(ArcwiseError, match="no tokenizer.*arcwise train --pipeline"):
+            nlp(text)
+    assert whitespace_words("U.S. policy , he said .\n e.g. this\n\n") == [
+        ["U.S.", "policy", ",", "he", "said", "."], ["e.g.", "this"]]
+    assert nlp(["The", "mat."]).words[1].form == "mat."  # a list of words is never checked
+
+
+def test_bare_words_to_a_tagged_parser_name_the_remedy(tiny_model):
+    nlp = arcwise.load(tiny_model[0])
+    with pytest.raises(ArcwiseError, match="no tags .* tag the input first"):
+        nlp(["The", "dog", "barks", "."])
+
+
+def test_every_parser_class_has_the_text_api():
+    for cls in (Parser, GraphParser, GuidedParser):
+        assert callable(getattr(cls, "__call__")) and callable(getattr(cls, "pipe"))
