@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -102,6 +103,7 @@ def main() -> int:
             import report
 
             rows[-1]["provenance"] = report.provenance()
+            rows[-1]["load_average"] = [round(x, 1) for x in os.getloadavg()]
             keep(rows[-1])
     return 0
 
@@ -129,7 +131,10 @@ def keep(row: dict) -> None:
               f"| {r['best_epoch']} | {r['train_seconds_to_best']:,.0f} | {r['train_seconds']:,.0f} "
               f"| {r['parse_sentences_per_second']:,.0f} | {r['threads']} |" for r in rows]
     lines += ["", "Commands and provenance:", ""]
-    lines += [f"- `{r['command']}` — {r['provenance']}" for r in rows]
+    lines += [f"- `{r['command']}` — {r['provenance']} Load average at the end (1, 5, 15 min): "
+              + (", ".join(map(str, r["load_average"])) if "load_average" in r else
+                 "not recorded (these runs shared the 2 cores with other benchmarks, load "
+                 "about 8: their seconds and speeds are upper bounds)") for r in rows]
     report.write_section("neural", "\n".join(lines))
 
 
