@@ -113,14 +113,19 @@ RESULTS = Path(__file__).resolve().parent / "results" / "neural"
 
 def keep(row: dict) -> None:
     """Store one configuration's result and rewrite the neural section from every stored one."""
-    import report
-
     from arcwise.io.atomic import atomic_write
 
     RESULTS.mkdir(parents=True, exist_ok=True)
     name = f"{row['train']}_{row['configuration'].replace(':', '_')}_e{row['epochs']}"
     with atomic_write(RESULTS / f"{name}.json") as f:
         f.write(json.dumps(row, indent=1) + "\n")
+    write_section()
+
+
+def write_section() -> None:
+    """The neural section of RESULTS.md, from every result kept in bench/results/neural/."""
+    import report
+
     rows = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))]
     lines = ["## Neural parsers: BiLSTM transition parsers and the biaffine graph parser",
              "", "Issue #16: gold tags, punctuation included, test split, the epoch with the "
