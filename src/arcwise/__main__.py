@@ -10,10 +10,11 @@ def main() -> None:
     with interrupts.installed():
         try:
             from arcwise.cli.main import main as run
+
+            run()  # a signal before the command's own handler is set lands here too
         except interrupts.Interrupted as interrupt:
             print(f"arcwise: {interrupt}", file=sys.stderr)
             sys.exit(interrupt.exit_code)
-        run()
 
 
 if __name__ == "__main__":
