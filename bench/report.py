@@ -77,12 +77,15 @@ def machine() -> str:
 
 
 def git_revision() -> str:
-    """The checked-out commit, marked when tracked files have uncommitted changes."""
+    """The checked-out commit, marked when the code that makes the figures (the package
+    source, `pyproject.toml` or the bench scripts) differs from it; results, notes and
+    RESULTS.md itself may change without marking a figure."""
+    code = ["src", "pyproject.toml", "bench", ":(exclude)bench/results", ":(exclude)bench/*.md"]
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=BENCH, text=True,
                               capture_output=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=BENCH, text=True, capture_output=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", *code], cwd=BENCH.parent,
+                               text=True, capture_output=True).stdout.strip()
         return head + (" + uncommitted changes" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
