@@ -356,6 +356,8 @@ class TransitionParser(AnnotatesText):
     encoding) deprojectivizes its output: the labels are the original ones.
     """
 
+    transition_based = True
+
     def __init__(
         self,
         system: str,

@@ -36,10 +36,6 @@ GUIDE_PREFIX = "guide_"
 DEFAULT_FOLDS = 2
 
 
-def is_graph_based(model) -> bool:
-    return model.system == "mst"
-
-
 def retrain(model, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None):
     """A new model of `model`'s kind trained on `sentences` with `model`'s options
     (system, oracle, bound, epochs, exploration, seed, table, buckets, network sizes, ...):
@@ -100,6 +96,10 @@ class GuidedParser(AnnotatesText):
     def system(self) -> str:
         return self.guided_model.system
 
+    @property
+    def transition_based(self) -> bool:
+        return self.guided_model.transition_based
+
     def __repr__(self) -> str:
         return f"GuidedParser(guide={self.guide!r}, guided={self.guided_model!r})"
 
@@ -110,7 +110,7 @@ class GuidedParser(AnnotatesText):
         sentences, single = as_sentences(sentences)
         if single:
             return self.parse(sentences, single_root, trace)[0]
-        if trace and is_graph_based(self):  # before the guide runs
+        if trace and not self.transition_based:  # before the guide runs
             raise ArcwiseError(NOT_TRANSITION_BASED)
         sentences = list(sentences)
         return self.guided_model.parse(sentences, single_root=single_root,
@@ -123,7 +123,7 @@ class GuidedParser(AnnotatesText):
         """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`."""
         from arcwise.parse import annotations
 
-        if trace and is_graph_based(self):  # even when the input turns out empty
+        if trace and not self.transition_based:  # even when the input turns out empty
             raise ArcwiseError(NOT_TRANSITION_BASED)
         return annotate(input, output,
                         lambda batch, single_root: annotations(

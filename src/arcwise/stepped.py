@@ -200,7 +200,7 @@ class ScorerParser(TransitionParser):
                    source: str) -> ScorerParser:
         """A parser from a model file's (arrays, metadata); `source` names it in errors."""
         from arcwise import systems as registry
-        from arcwise.models.bilstm import BiLSTMScorer
+        from arcwise.models.kinds import scorer_class
 
         modelfile.check_parser_meta(meta, arrays, source)
         try:
@@ -211,11 +211,12 @@ class ScorerParser(TransitionParser):
                 raise ArcwiseError(f"{source}: the model's classes differ from {system}'s")
             vocabularies = Vocabularies.from_dict(meta["vocabularies"])
             scorer_meta = meta["scorer"]
+            make_scorer = scorer_class(meta["model"], source)
         except ArcwiseError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ArcwiseError(f"{source}: bad model metadata ({error})") from None
-        scorer = BiLSTMScorer.from_saved(arrays, scorer_meta, classes, source)
+        scorer = make_scorer.from_saved(arrays, scorer_meta, classes, source)
         return cls(system, vocabularies, classes, scorer, meta["root_label"],
                    hyperparameters=meta["hyperparameters"], scores=meta["scores"],
                    training_data_sha256=meta["training_data_sha256"],

@@ -42,6 +42,7 @@ class BiaffineParser(AnnotatesText):
 
     system = "mst"
     kind = "biaffine"
+    transition_based = False  # no transitions to trace
     guided = False
 
     def __init__(self, decoder: str, vocabularies: Vocabularies, labels: Sequence[str],

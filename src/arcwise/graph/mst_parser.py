@@ -206,6 +206,8 @@ class GraphParser(AnnotatesText):
     >>> head, deprel = parser.parse(sentence)
     """
 
+    transition_based = False  # no transitions to trace
+
     def __init__(self, order: int, decoder: str, vocabularies: Vocabularies,
                  labels: Sequence[str], weights: np.ndarray, label_weights: np.ndarray,
                  hyperparameters: dict[str, Any] | None = None,

@@ -25,6 +25,10 @@ KINDS = {
     "guided": "arcwise.stacking:GuidedParser",
     "pipeline": "arcwise.pipeline.pipeline:Pipeline",
 }
+# kind -> "module:Class" of the Scorer (`arcwise.models.scorer`) a ScorerParser of that kind holds
+SCORERS = {
+    "bilstm": "arcwise.models.bilstm:BiLSTMScorer",
+}
 
 
 def kind_of(meta: dict[str, Any]) -> str:
@@ -47,6 +51,15 @@ def model_class(meta: dict[str, Any], source: str = "model") -> type:
         raise ArcwiseError(f"{source}: unknown kind of model {kind!r} (known: "
                            f"{', '.join(KINDS)}; a newer arcwise may read it)")
     module, name = KINDS[kind].split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def scorer_class(kind: str, source: str = "model") -> type:
+    """The Scorer class of a transition parser of this kind."""
+    if kind not in SCORERS:
+        raise ArcwiseError(f"{source}: unknown kind of scorer {kind!r} (known: "
+                           f"{', '.join(SCORERS)})")
+    module, name = SCORERS[kind].split(":")
     return getattr(importlib.import_module(module), name)
 
 
