@@ -27,7 +27,8 @@ from arcwise import steps, systems  # noqa: E402
 from arcwise.errors import ArcwiseError  # noqa: E402
 from arcwise.models import modelfile  # noqa: E402
 from arcwise.models import perceptron as pc  # noqa: E402
-from arcwise.stepped import ScorerParser, Stepper, flat_gold  # noqa: E402
+from arcwise.stepped import ScorerParser, Stepper  # noqa: E402
+from arcwise.systems.base import flat_gold  # noqa: E402
 from arcwise.train import score_parser, train  # noqa: E402
 from arcwise.systems import state as st  # noqa: E402
 from arcwise.systems.base import Configuration  # noqa: E402

@@ -21,7 +21,6 @@ from arcwise.features.addresses import BASE_NAMES
 from arcwise.models import modelfile
 from arcwise.models import perceptron as pc
 from arcwise.parse import Batch, TransitionParser
-from arcwise.systems.base import GOLD_ARRAYS
 from arcwise.vocab import Vocabularies
 
 STOPPED = np.iinfo(np.int64).max // 2  # a step count that takes a row out of `running_rows`
@@ -145,19 +144,6 @@ def train_batch(scorer, kernels, oracle, classes: pc.ClassSet, batch, gold: tupl
     )] if len(stepper.sizes) else np.zeros(0, dtype=np.int32)
     wrong = int(((heads != gold_heads) & (gold_heads >= 0)).sum())
     return loss, configurations, wrong
-
-
-def flat_gold(prepared: list[tuple[np.ndarray, ...]]) -> tuple[tuple, np.ndarray]:
-    """Concatenate per-sentence prepared gold tuples: (arrays, offsets [sentences + 1, 6])."""
-    offsets = np.zeros((len(prepared) + 1, GOLD_ARRAYS), dtype=np.int64)
-    for k, p in enumerate(prepared):
-        offsets[k + 1] = offsets[k] + [len(a) for a in p]
-    empty = np.zeros(0, dtype=np.int32)
-    arrays = tuple(
-        np.ascontiguousarray(np.concatenate([empty] + [p[j] for p in prepared]), dtype=np.int32)
-        for j in range(GOLD_ARRAYS)
-    )
-    return arrays, offsets
 
 
 class ScorerParser(TransitionParser):

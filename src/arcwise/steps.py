@@ -29,6 +29,7 @@ from arcwise.oracles import dispatch as oracles
 from arcwise.parse import final_tree, max_steps, reheadings_bound, traced_apply
 from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
+from arcwise.systems.base import gold_of
 
 # exploration policies of `oracle_step`
 FOLLOW_ORACLE = 0  # always the target (static training, or no exploration yet)
@@ -190,20 +191,11 @@ def oracle_step(
     follow = np.full(n_rows, -1, dtype=np.int64)
     costs = np.zeros(systems.n_actions(system_id), dtype=np.int64)
     wrong = np.zeros(legal.shape[1], dtype=np.bool_)
-    g = gold_flat
-    o = gold_offsets
     for r in range(n_rows):
         b = rows[r]
         state = states[b]
         scratch = state.copy()
-        gold = (
-            g[0][o[b, 0] : o[b + 1, 0]],
-            g[1][o[b, 1] : o[b + 1, 1]],
-            g[2][o[b, 2] : o[b + 1, 2]],
-            g[3][o[b, 3] : o[b + 1, 3]],
-            g[4][o[b, 4] : o[b + 1, 4]],
-            g[5][o[b, 5] : o[b + 1, 5]],
-        )
+        gold = gold_of(gold_flat, gold_offsets, b)
         labels = gold_label[word_offsets[b] : word_offsets[b] + state[st.N] + 1]
         p = pc.argmax(scores[r], legal[r])
         predicted[r] = p

@@ -52,7 +52,7 @@ from arcwise.parse import projectivized
 from arcwise.steps import arc_dependent, labeled_class, zero_cost_classes
 from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
-from arcwise.systems.base import GOLD_ARRAYS
+from arcwise.systems.base import flat_gold, gold_of
 from arcwise.trees.projectivity import is_well_formed
 from arcwise.vocab import Vocabularies
 
@@ -145,19 +145,10 @@ def train_epoch(
     configurations = 0
     updates = 0
     wrong = 0
-    g = gold_flat
-    o = gold_offsets
     for i in range(order.shape[0]):
         k = order[i]
         a, b = offsets[k], offsets[k + 1]
-        gold = (
-            g[0][o[k, 0] : o[k + 1, 0]],
-            g[1][o[k, 1] : o[k + 1, 1]],
-            g[2][o[k, 2] : o[k + 1, 2]],
-            g[3][o[k, 3] : o[k + 1, 3]],
-            g[4][o[k, 4] : o[k + 1, 4]],
-            g[5][o[k, 5] : o[k + 1, 5]],
-        )
+        gold = gold_of(gold_flat, gold_offsets, k)
         step, c, u, w = train_sentence(
             system_id, options, variant, bound, dynamic, explore, explore_p, program, weights,
             totals, step, class_transition, class_label, first_class, takes_label,
@@ -167,22 +158,6 @@ def train_epoch(
         updates += u
         wrong += w
     return step, configurations, updates, wrong
-
-
-def _flat_gold(prepared: list[tuple[np.ndarray, ...] | None]) -> tuple[tuple, np.ndarray]:
-    """Concatenate per-sentence prepared gold tuples (None = never visited): (arrays, offsets)."""
-    empty = np.zeros(0, dtype=np.int32)
-    offsets = np.zeros((len(prepared) + 1, GOLD_ARRAYS), dtype=np.int64)
-    for k, p in enumerate(prepared):
-        sizes = [0] * GOLD_ARRAYS if p is None else [len(a) for a in p]
-        offsets[k + 1] = offsets[k] + sizes
-    arrays = tuple(
-        np.ascontiguousarray(
-            np.concatenate([empty] + [p[j] for p in prepared if p is not None]), dtype=np.int32
-        )
-        for j in range(GOLD_ARRAYS)
-    )
-    return arrays, offsets
 
 
 def _root_label(sentences: list[Sentence]) -> str:
@@ -339,7 +314,7 @@ def train(
                           log_header(system, sentences, malformed, unbuildable, usable, lifted,
                                      hyperparameters))
         return _train_stepped(run, neural or {})
-    gold_flat, gold_offsets = _flat_gold(prepared)
+    gold_flat, gold_offsets = flat_gold(prepared)
     usable_array = np.array(usable, dtype=np.int64)
 
     hyperparameters = {
@@ -517,7 +492,7 @@ def _train_stepped(run: TrainingRun, options: dict[str, Any]):
         for indices in length_batches(lengths, batch_sentences, rng):
             chosen = usable[indices]
             part = stepped.sub_batch(batch, chosen)
-            gold = stepped.flat_gold([run.prepared[k] for k in chosen])
+            gold = flat_gold([run.prepared[k] for k in chosen])
             batch_loss, c, w = stepped.train_batch(
                 scorer, run.ts.kernels, run.ts.oracle, run.classes, part, gold, run.bound,
                 run.dynamic, policy, run.explore_p, aggressive_p, rng)

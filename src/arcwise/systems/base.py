@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from arcwise.systems import state as st
 from arcwise.trees.projectivity import is_well_formed, tree_problem
@@ -71,6 +72,35 @@ def pack_gold(*arrays) -> tuple[np.ndarray, ...]:
     packed = [np.ascontiguousarray(np.ravel(a), dtype=np.int32) for a in arrays]
     packed += [np.zeros(0, dtype=np.int32) for _ in range(GOLD_ARRAYS - len(arrays))]
     return tuple(packed)
+
+
+def flat_gold(prepared: Sequence[tuple[np.ndarray, ...] | None]) -> tuple[tuple, np.ndarray]:
+    """Many sentences' prepared gold tuples (None: a sentence never visited) concatenated:
+    (GOLD_ARRAYS arrays, offsets [sentences + 1, GOLD_ARRAYS]); `gold_of` takes one back."""
+    empty = np.zeros(0, dtype=np.int32)
+    offsets = np.zeros((len(prepared) + 1, GOLD_ARRAYS), dtype=np.int64)
+    for k, p in enumerate(prepared):
+        offsets[k + 1] = offsets[k] + ([0] * GOLD_ARRAYS if p is None else [len(a) for a in p])
+    arrays = tuple(
+        np.ascontiguousarray(
+            np.concatenate([empty] + [p[j] for p in prepared if p is not None]), dtype=np.int32
+        )
+        for j in range(GOLD_ARRAYS)
+    )
+    return arrays, offsets
+
+
+@njit(cache=True)
+def gold_of(flat, offsets, k):
+    """Sentence k's prepared gold tuple, a view into `flat_gold`'s arrays."""
+    return (
+        flat[0][offsets[k, 0] : offsets[k + 1, 0]],
+        flat[1][offsets[k, 1] : offsets[k + 1, 1]],
+        flat[2][offsets[k, 2] : offsets[k + 1, 2]],
+        flat[3][offsets[k, 3] : offsets[k + 1, 3]],
+        flat[4][offsets[k, 4] : offsets[k + 1, 4]],
+        flat[5][offsets[k, 5] : offsets[k + 1, 5]],
+    )
 
 
 def kernels_of_module(name: str, module: Any, options: frozenset[str]) -> SystemKernels:
