@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test clean browser experiment
+.PHONY: demo test clean browser experiment dispatch
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "need python3.11 on PATH (or make PYTHON=...)"; exit 1; }
@@ -21,6 +21,11 @@ demo: $(STAMP)
 experiment: $(STAMP)
 	@test -n "$(GRID)" || { echo "usage: make experiment GRID=experiments/NAME.toml [DATA=DIR] [ARGS=...]"; exit 2; }
 	$(PY) -m arcwise experiment $(GRID) $(if $(DATA),--data $(DATA)) $(ARGS)
+
+# After adding a transition system (its module, its oracle module and an entry in
+# arcwise.systems.REGISTRY): regenerate the compiled dispatch (ids.py, both dispatch.py).
+dispatch: $(STAMP)
+	$(PY) -m arcwise.systems.generate
 
 # The report's browser test needs Debian's Chromium and ChromeDriver; without
 # them (no apt-get, not root, offline) that test is skipped with its reason.

@@ -42,6 +42,24 @@ IDS = [name + "".join(f"-{v}" for v in options.values()) for name, options in VA
 SYSTEMS = {key: systems.get(name, **options) for key, (name, options) in zip(IDS, VARIANTS)}
 
 
+def test_generated_dispatch_is_current():
+    """ids.py and both dispatch.py files are what the registry generates now
+    (`python -m arcwise.systems.generate`, or `make dispatch`, rewrites them)."""
+    from arcwise.systems.generate import stale
+
+    assert stale() == []
+
+
+def test_generated_dispatch_groups_shared_kernels_and_variants():
+    from arcwise.systems.generate import generated
+
+    texts = {path.name + path.parent.name: text for path, text in generated().items()}
+    systems_text, oracles_text = texts["dispatch.pysystems"], texts["dispatch.pyoracles"]
+    assert "if system == COVINGTON or system == COVINGTON_NM:\n        return covington.initial(n, options)" in systems_text
+    assert "return two_planar.initial(n)\n" in systems_text  # a system without variants
+    assert "if variant == two_planar.UNREGULARIZED:" in oracles_text
+
+
 def test_pack_gold_gives_one_tuple_type():
     packed = pack_gold(np.array([-1, 0], dtype=np.int64), np.array([True, False]), 3)
     assert len(packed) == GOLD_ARRAYS

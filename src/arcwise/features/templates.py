@@ -40,6 +40,7 @@ other templates' features (and a model's weights for them) unchanged.
 
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -48,27 +49,23 @@ from typing import NamedTuple
 import numpy as np
 
 from arcwise.errors import ArcwiseError, InputError
-from arcwise.features.addresses import (
-    BASE_NAMES,
-    COVINGTON_BASES,
-    INACTIVE_STACK_BASES,
-    STACK_BASES,
-)
+from arcwise.features.addresses import BASE_NAMES
 from arcwise.models.hashing import text_hash
-from arcwise.systems import ids
+from arcwise.systems import REGISTRY, ids
 
 # Base positions, one code each (the index); `addresses.base_positions` fills them.
 BASES = BASE_NAMES
 BASE = {name: code for code, name in enumerate(BASES)}
 
-BASES_OF = {
-    ids.ARC_EAGER: STACK_BASES,
-    ids.ARC_EAGER_NM: STACK_BASES,
-    ids.ARC_HYBRID: STACK_BASES,
-    ids.COVINGTON: COVINGTON_BASES,
-    ids.COVINGTON_NM: COVINGTON_BASES,
-    ids.TWO_PLANAR: STACK_BASES + INACTIVE_STACK_BASES,
-}
+
+def _registered() -> dict[int, tuple]:
+    """System id -> (its module, its registry entry), for every registered system."""
+    return {ids.system_id(name): (importlib.import_module(entry.system), entry)
+            for name, entry in REGISTRY.entries.items()}
+
+
+# The base positions each system fills (its module's BASES).
+BASES_OF = {system_id: module.BASES for system_id, (module, _) in _registered().items()}
 
 # Tree moves from a word.
 MOVES = ("h", "h2", "l", "l'", "r", "r'", "l2", "r2")
@@ -91,33 +88,21 @@ _ATOM_TOKEN = re.compile(r"v_l|v_r|s_l|s_r|lc|sf|sh|gd|gl|ga|hr|[wpuxmld]")
 
 MAX_VALUES = 8  # atoms per template, all parts together
 
-# Which default table each system reads (the files in features/templates/).
-TABLE_FILE = {
-    ids.ARC_EAGER: "arc_eager.txt",
-    ids.ARC_EAGER_NM: "arc_eager.txt",
-    ids.ARC_HYBRID: "arc_hybrid.txt",
-    ids.COVINGTON: "covington.txt",
-    ids.COVINGTON_NM: "covington.txt",
-    ids.TWO_PLANAR: "two_planar.txt",
-}
+# Which default table each system reads (the files in features/templates/; the registry
+# names them, `arcwise.systems.REGISTRY`).
+TABLE_FILE = {system_id: entry.features for system_id, (_, entry) in _registered().items()}
 
 # The guide features (stacking) a guided parser adds to its system's table.
-GUIDE_TABLE_FILE = {
-    ids.ARC_EAGER: "guide_stack.txt",
-    ids.ARC_EAGER_NM: "guide_stack.txt",
-    ids.ARC_HYBRID: "guide_stack.txt",
-    ids.COVINGTON: "guide_covington.txt",
-    ids.COVINGTON_NM: "guide_covington.txt",
-    ids.TWO_PLANAR: "guide_stack.txt",
-}
+GUIDE_TABLE_FILE = {system_id: entry.guide_features
+                    for system_id, (_, entry) in _registered().items()}
 GUIDE_ATOMS = ("gd", "gl", "ga")
 
 # The features a variant's extra transitions read, added to its system's table by
 # default (one file per variant option; a file named by several options is added once):
 # the buffer words of the 2012 paper's buffer transitions.
-VARIANT_TABLE_FILES = {
-    ids.ARC_EAGER: {option: "arc_eager_buffer.txt" for option in ("lba", "rba", "lnba", "rnba")},
-}
+VARIANT_TABLE_FILES = {system_id: dict(entry.variant_features)
+                       for system_id, (_, entry) in _registered().items()
+                       if entry.variant_features}
 
 
 @dataclass(frozen=True)

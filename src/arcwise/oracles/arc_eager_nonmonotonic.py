@@ -201,6 +201,7 @@ def static(state, prepared):
 
 
 MONOTONIC_PRIORITY, NO_PRIORITY = 0, 1  # OracleKernels.variant
+VARIANT_KERNELS = {"MONOTONIC_PRIORITY": {"costs": costs_monotonic_priority}}  # compiled dispatch
 
 
 def make(kernels: SystemKernels, priority: str = priorities.MONOTONIC) -> OracleKernels:

@@ -469,6 +469,10 @@ def can_build_any(gold: np.ndarray) -> bool:
 
 
 NO_SWAP, LAZY_SWAP, EAGER_SWAP = 0, 1, 2  # OracleKernels.variant
+VARIANT_KERNELS = {  # compiled dispatch; the static oracle's lazy or eager order lies in `gold`
+    "LAZY_SWAP": {"loss": swap_loss, "costs": swap_costs},
+    "EAGER_SWAP": {"loss": swap_loss, "costs": swap_costs},
+}
 
 
 def make(kernels: SystemKernels, swap: str = "lazy") -> OracleKernels:

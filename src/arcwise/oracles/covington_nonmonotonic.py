@@ -191,6 +191,7 @@ def costs_monotonic_priority(state, prepared, bound, out):
 
 
 NO_PRIORITY, MONOTONIC_PRIORITY = 0, 1  # OracleKernels.variant
+VARIANT_KERNELS = {"MONOTONIC_PRIORITY": {"costs": costs_monotonic_priority}}  # compiled dispatch
 
 
 def make(kernels: SystemKernels, priority: str = priorities.NONE, **options) -> OracleKernels:

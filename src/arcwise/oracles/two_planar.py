@@ -248,6 +248,7 @@ def costs_unregularized(state, prepared, bound, out):
 
 
 REGULARIZED, UNREGULARIZED = 0, 1  # OracleKernels.variant
+VARIANT_KERNELS = {"UNREGULARIZED": {"costs": costs_unregularized}}  # compiled dispatch
 
 
 def make(kernels: SystemKernels, regularize: bool = True) -> OracleKernels:

@@ -52,7 +52,7 @@ def system_names() -> list[str]:
 
 
 def _oracle_options(base: str) -> list[str]:
-    module_name = systems.REGISTRY.entries[base][1]
+    module_name = systems.REGISTRY.entries[base].oracle
     make = importlib.import_module(module_name).make
     return [p for p in inspect.signature(make).parameters if p in OPTION_VALUES]
 

@@ -7,26 +7,44 @@
 Names: arc-eager (+lba, +rba, +lnba, +rnba, combinable), arc-eager-nm,
 arc-hybrid (+swap), covington (+root), covington-nm (+root), two-planar.  A system module
 knows nothing of oracles; this registry is the one place that pairs each
-system with its oracle module (by name, imported on first use).
+system with its oracle module (by name, imported on first use) and its feature
+tables.  Adding a system: its module, its oracle module, an entry here, then
+``python -m arcwise.systems.generate`` (the compiled dispatch).
 """
 
 from arcwise.systems.base import Configuration, TransitionSystem
+from arcwise.systems.base import Entry
 from arcwise.systems.base import Registry as _Registry
+
+BUFFER_FEATURES = {option: "arc_eager_buffer.txt" for option in ("lba", "rba", "lnba", "rnba")}
 
 REGISTRY = _Registry(
     {
-        "arc-eager": ("arcwise.systems.arc_eager", "arcwise.oracles.arc_eager"),
-        "arc-eager-nm": (
-            "arcwise.systems.arc_eager_nonmonotonic",
-            "arcwise.oracles.arc_eager_nonmonotonic",
+        "arc-eager": Entry(
+            "arcwise.systems.arc_eager", "arcwise.oracles.arc_eager",
+            features="arc_eager.txt", guide_features="guide_stack.txt",
+            variant_features=BUFFER_FEATURES,  # the buffer words of the 2012 paper's transitions
         ),
-        "arc-hybrid": ("arcwise.systems.arc_hybrid", "arcwise.oracles.arc_hybrid"),
-        "covington": ("arcwise.systems.covington", "arcwise.oracles.covington"),
-        "covington-nm": (
-            "arcwise.systems.covington_nonmonotonic",
-            "arcwise.oracles.covington_nonmonotonic",
+        "arc-eager-nm": Entry(
+            "arcwise.systems.arc_eager_nonmonotonic", "arcwise.oracles.arc_eager_nonmonotonic",
+            features="arc_eager.txt", guide_features="guide_stack.txt",
         ),
-        "two-planar": ("arcwise.systems.two_planar", "arcwise.oracles.two_planar"),
+        "arc-hybrid": Entry(
+            "arcwise.systems.arc_hybrid", "arcwise.oracles.arc_hybrid",
+            features="arc_hybrid.txt", guide_features="guide_stack.txt",
+        ),
+        "covington": Entry(
+            "arcwise.systems.covington", "arcwise.oracles.covington",
+            features="covington.txt", guide_features="guide_covington.txt",
+        ),
+        "covington-nm": Entry(
+            "arcwise.systems.covington_nonmonotonic", "arcwise.oracles.covington_nonmonotonic",
+            features="covington.txt", guide_features="guide_covington.txt",
+        ),
+        "two-planar": Entry(
+            "arcwise.systems.two_planar", "arcwise.oracles.two_planar",
+            features="two_planar.txt", guide_features="guide_stack.txt",
+        ),
     }
 )
 

@@ -30,6 +30,10 @@ from numba import njit
 
 from arcwise.systems import state as st
 from arcwise.systems.base import SystemKernels
+from arcwise.systems.positions import STACK_BASES
+from arcwise.systems.positions import stack_base_positions as base_positions
+from arcwise.systems.positions import stack_distance_words as distance_words
+from arcwise.systems.positions import stack_focus_words as focus_words
 
 SHIFT, LEFT_ARC, RIGHT_ARC, REDUCE, LBA, RBA, LNBA, RNBA = range(8)
 ACTIONS = (
@@ -46,6 +50,7 @@ LABELED = (False, True, True, False, True, True, True, True)
 
 # the words a neural scorer reads (`arcwise.features.addresses` bases; Kiperwasser & Goldberg 2016, §5, and B1, which the buffer transitions touch)
 SCORER_BASES = ("S0", "S1", "S2", "B0", "B1")
+BASES = STACK_BASES  # the base positions its configurations fill (`base_positions`)
 
 # Option bits (OPTIONS header slot) and the action each one enables.
 OPTION_BITS = {"lba": 1, "rba": 2, "lnba": 4, "rnba": 8}

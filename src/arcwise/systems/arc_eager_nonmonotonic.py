@@ -33,9 +33,11 @@ LABELED = (False, True, True, True)  # REDUCE may add an arc
 
 initial = ae.initial
 is_terminal = ae.is_terminal
+base_positions, focus_words, distance_words = ae.base_positions, ae.focus_words, ae.distance_words
 
 
 SCORER_BASES = ae.SCORER_BASES  # the words a neural scorer reads
+BASES = ae.BASES
 
 
 @njit(cache=True)

@@ -36,6 +36,9 @@ from numba import njit
 
 from arcwise.systems import state as st
 from arcwise.systems.base import SystemKernels
+from arcwise.systems.positions import B0, S0, STACK_BASES
+from arcwise.systems.positions import stack_base_positions as base_positions
+from arcwise.systems.positions import stack_focus_words as focus_words
 
 SHIFT, LEFT_ARC, RIGHT_ARC, SWAP = range(4)
 ACTIONS = ("shift", "left-arc", "right-arc", "swap")
@@ -46,6 +49,16 @@ HAS_SWAP = 1  # option bit in the OPTIONS header slot
 
 # the words a neural scorer reads (`arcwise.features.addresses` bases; Kiperwasser & Goldberg 2016, §5)
 SCORER_BASES = ("S0", "S1", "S2", "B0")
+BASES = STACK_BASES  # the base positions its configurations fill (`base_positions`)
+
+
+@njit(cache=True)
+def distance_words(state, positions):
+    """S0 and B0, the root at the buffer's end counting as word n + 1."""
+    right = positions[B0]
+    if right == 0:
+        right = state[st.N] + 1
+    return positions[S0], right
 
 
 @njit(cache=True)

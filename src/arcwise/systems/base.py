@@ -338,11 +338,24 @@ class TransitionSystem:
         return result
 
 
+@dataclass(frozen=True)
+class Entry:
+    """A registered system: its modules and the bundled feature tables its perceptron
+    reads (files in `arcwise/features/templates/`)."""
+
+    system: str  # the system module (ACTIONS, kernels, ``make(options)``)
+    oracle: str  # its oracle module (``make(kernels, **options)``)
+    features: str  # the default feature table
+    guide_features: str  # the guide features a guided (stacked) parser adds
+    variant_features: dict[str, str] = field(default_factory=dict)  # option -> table added
+
+
 @dataclass
 class Registry:
-    """Systems by name; ``name+ext+ext`` selects a variant of a base system."""
+    """Systems by name; ``name+ext+ext`` selects a variant of a base system.  The compiled
+    dispatch of every entry is generated (`arcwise.systems.generate`)."""
 
-    entries: dict[str, tuple[str, str]] = field(default_factory=dict)
+    entries: dict[str, Entry] = field(default_factory=dict)
 
     def names(self) -> list[str]:
         return sorted(self.entries)
@@ -351,7 +364,7 @@ class Registry:
         """The extensions `base` takes (``+name``), from its module's VARIANTS."""
         import importlib
 
-        return tuple(getattr(importlib.import_module(self.entries[base][0]), "VARIANTS", ()))
+        return tuple(getattr(importlib.import_module(self.entries[base].system), "VARIANTS", ()))
 
     def describe(self) -> str:
         """Every system with its variants: ``arc-eager (+lba, +rba, ...), arc-hybrid (+swap), ...``."""
@@ -368,7 +381,7 @@ class Registry:
         base, *extensions = name.split("+")
         if base not in self.entries:
             raise ValueError(f"unknown transition system {name!r}; known: {self.describe()}")
-        system_module, oracle_module = self.entries[base]
+        system_module, oracle_module = self.entries[base].system, self.entries[base].oracle
         module = importlib.import_module(system_module)
         kernels = module.make(frozenset(extensions))
         kernels = dataclasses.replace(kernels, bases=tuple(getattr(module, "SCORER_BASES", ())))

@@ -22,6 +22,7 @@ from numba import njit
 
 from arcwise.systems import state as st
 from arcwise.systems.base import SystemKernels
+from arcwise.systems.positions import CL, CR, COVINGTON_BASES, L0, R0
 
 SHIFT, NO_ARC, LEFT_ARC, RIGHT_ARC = range(4)
 ACTIONS = ("shift", "no-arc", "left-arc", "right-arc")
@@ -32,6 +33,7 @@ WITH_ROOT = 1  # option bit (OPTIONS header slot): 0 is the first word of λ1
 
 # the words a neural scorer reads (`arcwise.features.addresses` bases; the focus words, their neighbours and the words between them)
 SCORER_BASES = ("L0", "L1", "R0", "R1", "CL", "CR")
+BASES = COVINGTON_BASES  # the base positions its configurations fill (`base_positions`)
 
 
 @njit(cache=True)
@@ -55,6 +57,40 @@ def first_word(state):
 def focus(state):
     """(i, j): the focus words; i < first_word when λ1 is empty, j = -1 when B is empty."""
     return state[st.FOCUS], st.buffer_get(state, 0)
+
+
+@njit(cache=True)
+def base_positions(state, out):
+    """L0..L2, R0..R2, CL, CR (2017 paper, Table 2; `arcwise.systems.positions`)."""
+    n = state[st.N]
+    i, j = focus(state)
+    first = first_word(state)
+    if i >= first:
+        for k in range(3):
+            out[L0 + k] = i - k if i - k >= first else -1
+    if j != -1:
+        for k in range(3):
+            out[R0 + k] = j + k if j + k <= n else -1
+    if i >= first and j != -1:
+        heads = st.HEADER + st.HEADS * (n + 1)  # heads[0] in the state array
+        for k in range(i + 1, j):
+            h = state[heads + k]
+            if h < i or h > j:
+                if out[CL] == -1:
+                    out[CL] = k
+                out[CR] = k
+
+
+@njit(cache=True)
+def focus_words(positions):
+    """L0 and R0."""
+    return positions[L0], positions[R0]
+
+
+@njit(cache=True)
+def distance_words(state, positions):
+    """L0 and R0."""
+    return positions[L0], positions[R0]
 
 
 @njit(cache=True)

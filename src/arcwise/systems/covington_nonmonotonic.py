@@ -27,6 +27,7 @@ from arcwise.systems import state as st
 from arcwise.systems.base import SystemKernels
 from arcwise.systems.covington import (
     ACTIONS,
+    BASES,
     LABELED,
     LEFT_ARC,
     NO_ARC,
@@ -34,9 +35,12 @@ from arcwise.systems.covington import (
     SCORER_BASES,
     SHIFT,
     arc,
+    base_positions,
     describe,
+    distance_words,
     first_word,
     focus,
+    focus_words,
     initial,
     is_terminal,
     kernels_of,

@@ -20,6 +20,9 @@ from numba import njit
 
 from arcwise.systems import state as st
 from arcwise.systems.base import SystemKernels, kernels_of_module
+from arcwise.systems.positions import INACTIVE_STACK_BASES, STACK_BASES, T0, T1, stack_and_buffer
+from arcwise.systems.positions import stack_distance_words as distance_words
+from arcwise.systems.positions import stack_focus_words as focus_words
 
 SHIFT, REDUCE, LEFT_ARC, RIGHT_ARC, SWITCH = range(5)
 ACTIONS = ("shift", "reduce", "left-arc", "right-arc", "switch")
@@ -28,6 +31,7 @@ LABELED = (False, False, True, True, False)
 
 # the words a neural scorer reads (`arcwise.features.addresses` bases; 2018 paper §4.2: the tops of both stacks and the buffer front)
 SCORER_BASES = ("S0", "S1", "T0", "T1", "B0")
+BASES = STACK_BASES + INACTIVE_STACK_BASES  # the base positions it fills (`base_positions`)
 
 
 @njit(cache=True)
@@ -63,6 +67,16 @@ def tops(state):
         st.stack_get(state, stack_of(1 - p), 0),
         st.buffer_get(state, 0),
     )
+
+
+@njit(cache=True)
+def base_positions(state, out):
+    """S0..S2 of the active stack, B0..B3, T0, T1 of the inactive stack."""
+    active = active_plane(state)
+    stack_and_buffer(state, stack_of(active), out)
+    inactive = stack_of(1 - active)
+    out[T0] = st.stack_get(state, inactive, 0)
+    out[T1] = st.stack_get(state, inactive, 1)
 
 
 @njit(cache=True)
