@@ -57,7 +57,6 @@ from arcwise.trees.projectivity import is_well_formed
 from arcwise.vocab import Vocabularies
 
 ORACLES = ("static", "dynamic")
-NONMONOTONIC = ("arc-eager-nm", "covington-nm")
 MODELS = ("perceptron", "bilstm")  # what scores the transitions  # the oracles with an `oracle_priority`
 
 
@@ -248,8 +247,10 @@ def train(
     if epochs < 1:
         raise ValueError("epochs must be at least 1")
     if oracle_priority is not None:
-        if system.split("+")[0] not in NONMONOTONIC:
-            raise ValueError(f"an oracle priority applies to {' and '.join(NONMONOTONIC)} "
+        with_priority = [n for n in registry.names()
+                         if "priority" in registry.REGISTRY.oracle_options(n)]
+        if system.split("+")[0] not in with_priority:
+            raise ValueError(f"an oracle priority applies to {' and '.join(with_priority)} "
                              f"only, not {system}")
         oracle_options = {**oracle_options, "priority": oracle_priority}
     ts = registry.get(system, **oracle_options)

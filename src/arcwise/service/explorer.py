@@ -17,8 +17,6 @@ new option or system needs an entry here, never a branch on a system name.
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import itertools
 from functools import lru_cache
 from typing import Any
@@ -52,9 +50,7 @@ def system_names() -> list[str]:
 
 
 def _oracle_options(base: str) -> list[str]:
-    module_name = systems.REGISTRY.entries[base].oracle
-    make = importlib.import_module(module_name).make
-    return [p for p in inspect.signature(make).parameters if p in OPTION_VALUES]
+    return [p for p in systems.REGISTRY.oracle_options(base) if p in OPTION_VALUES]
 
 
 @lru_cache(maxsize=64)

@@ -366,6 +366,16 @@ class Registry:
 
         return tuple(getattr(importlib.import_module(self.entries[base].system), "VARIANTS", ()))
 
+    def oracle_options(self, base: str) -> tuple[str, ...]:
+        """The keyword options of `base`'s oracle (its module's ``make``), e.g. ("priority",)."""
+        import importlib
+        import inspect
+
+        make = importlib.import_module(self.entries[base].oracle).make
+        return tuple(name for name, p in inspect.signature(make).parameters.items()
+                     if p.kind == p.KEYWORD_ONLY or (p.default is not p.empty
+                                                     and p.kind != p.VAR_KEYWORD))
+
     def describe(self) -> str:
         """Every system with its variants: ``arc-eager (+lba, +rba, ...), arc-hybrid (+swap), ...``."""
         return ", ".join(
