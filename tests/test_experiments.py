@@ -378,3 +378,25 @@ def test_input_errors_pickle_whole():
     error = pickle.loads(pickle.dumps(InputError("t.conllu", 7, "bad")))
     assert (error.path, error.line, error.message, str(error)) == ("t.conllu", 7, "bad",
                                                                   "t.conllu:7: bad")
+
+
+def test_a_grid_runs_unchanged_on_treebanks_it_does_not_name(tmp_path):
+    """--other-treebanks: the held-out-language check (every folder of --data, or named ones)."""
+    root = tmp_path / "other-ud"
+    held_out = root / "xx_heldout"
+    held_out.mkdir(parents=True)
+    for path in (ROOT / "data" / "en_ewt").glob("*.conllu.gz"):
+        (held_out / path.name).write_bytes(path.read_bytes())
+    (root / "not_a_treebank").mkdir()  # no splits: not one of "all"
+    out = tmp_path / "out"
+    run = arcwise("experiment", SMOKE, "--data", root, "--other-treebanks", "all", "--seeds", "1", "-j", "1",
+                  "--allow-dirty", "-o", out)
+    assert run.returncode == 0, run.stderr
+    results = load_results(out)
+    assert len(results) == 2 and {r["cell"]["treebank"] for r in results.values()} == {
+        "xx_heldout"}
+    assert "| xx_heldout |" in (out / "smoke.md").read_text()
+    run = arcwise("experiment", SMOKE, "--data", root, "--other-treebanks", "not_a_treebank",
+                  "-o", tmp_path / "out2")
+    assert run.returncode == 2 and run.stderr.count("\n") == 1
+    assert "treebank 'not_a_treebank': no train files" in run.stderr

@@ -34,6 +34,10 @@ def register(app: typer.Typer) -> None:
                                               "uncommitted changes (cells are marked dirty)."),
         treebanks: str | None = typer.Option(None, "--treebanks", metavar="A,B",
                                              help="Train only these treebanks of the grid."),
+        other_treebanks: str | None = typer.Option(
+            None, "--other-treebanks", metavar="A,B|all",
+            help="Run the grid unchanged on these treebank folders of the data root instead "
+                 "of its own (all: every folder with train, dev and test files)."),
         configurations: str | None = typer.Option(
             None, "--configurations", metavar="PATTERN,...",
             help="Train only these configurations (names or patterns like 'covington*')."),
@@ -46,7 +50,9 @@ def register(app: typer.Typer) -> None:
         """Train, parse and score every treebank x configuration x seed of a grid (each cell
         in its own process; finished cells are kept and skipped on the next run), then print
         one table per contrast with significance and write them as Markdown.  --treebanks,
-        --configurations and --seeds train a part of the grid; the report covers all of it."""
+        --configurations and --seeds train a part of the grid; the report covers all of it.
+        --other-treebanks runs the same grid on treebanks it does not name (held-out
+        languages): `--data DIR --other-treebanks all`."""
         from rich.console import Console
 
         from arcwise.experiments import grid as grids
@@ -61,6 +67,9 @@ def register(app: typer.Typer) -> None:
 
         def split(text: str | None) -> list[str] | None:
             return [x.strip() for x in text.split(",") if x.strip()] if text else None
+
+        if other_treebanks is not None:
+            grid = grids.on_treebanks(grid, split(other_treebanks) or [])
 
         try:
             seed_list = [int(s) for s in split(seeds)] if seeds else None

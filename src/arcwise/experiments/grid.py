@@ -276,6 +276,34 @@ def parse(raw: dict[str, Any], path: Path, data: str | Path | None = None) -> Gr
                 tables=tuple(tables), papers=papers, choices=tuple(choices))
 
 
+def on_treebanks(grid: Grid, treebanks: list[str]) -> Grid:
+    """The grid run unchanged on other treebanks: folders of its data root, or ["all"] for
+    every folder there that holds a train, a dev and a test file (ArcwiseError if none)."""
+    import dataclasses
+
+    check = _Checker(grid.path)
+    if grid.data is None:
+        raise ArcwiseError(f"{grid.path}: no data root: give --data DIR or `data` in the grid")
+    if treebanks == ["all"]:
+        def complete(folder: Path) -> bool:
+            try:
+                treebank_files(grid, folder.name)
+            except ArcwiseError:
+                return False
+            return True
+
+        folders = sorted(p for p in grid.data.iterdir() if p.is_dir() and NAME.match(p.name)) \
+            if grid.data.is_dir() else []
+        treebanks = [p.name for p in folders if complete(p)]
+        if not treebanks:
+            raise ArcwiseError(f"{grid.path}: no treebank folder with train, dev and test files "
+                               f"in {grid.data}")
+    check.names(treebanks, "--other-treebanks")
+    for treebank in treebanks:
+        treebank_files(grid, treebank)  # found, or one line saying what is missing
+    return dataclasses.replace(grid, treebanks=tuple(treebanks))
+
+
 def treebank_files(grid: Grid, treebank: str) -> dict[str, Path]:
     """split -> file of `treebank` under the grid's data root (ArcwiseError if not found)."""
     if grid.data is None:
