@@ -389,8 +389,8 @@ def test_a_grid_runs_unchanged_on_treebanks_it_does_not_name(tmp_path):
         (held_out / path.name).write_bytes(path.read_bytes())
     (root / "not_a_treebank").mkdir()  # no splits: not one of "all"
     out = tmp_path / "out"
-    run = arcwise("experiment", SMOKE, "--data", root, "--other-treebanks", "all", "--seeds", "1", "-j", "1",
-                  "--allow-dirty", "-o", out)
+    run = arcwise("experiment", SMOKE, "--data", root, "--other-treebanks", "all", "--seeds", "1",
+                  "-j", "1", "--allow-dirty", "-o", out)
     assert run.returncode == 0, run.stderr
     results = load_results(out)
     assert len(results) == 2 and {r["cell"]["treebank"] for r in results.values()} == {
