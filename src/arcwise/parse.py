@@ -218,7 +218,7 @@ def record_reheading(reheadings, count, word, head):
     return count + 1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)  # a server parses while it reads requests
 def parse_batch(
     system_id, options, program, weights, class_transition, class_label, root_label,
     offsets, words, trace=False,
