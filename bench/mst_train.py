@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> dict:
         "train_name": Path(args.train).parent.name, "update": args.update,
         "order": args.order, "decoder": args.decoder, "epochs": args.epochs,
         "train_sentences": len(train), "train_seconds": round(train_seconds, 1),
-        "labeler_seconds": round(log[0]["labeler_seconds"], 1),
+        "labeler_seconds": round(log["labeler_seconds"], 1),
         "test_uas": round(scores.uas, 2), "test_las": round(scores.las, 2),
         "parse_sentences_per_second": round(len(test) / parse_seconds),
         "parse_words_per_second": round(words / parse_seconds),

@@ -81,7 +81,7 @@ def test_a_parser_guided_by_gold_trees_learns_to_follow_its_guide(guided, data, 
     misled = uas_las(parser, dev_sentences, guide=shifted(dev_sentences))
     assert followed.uas > 95 and followed.las > 85
     assert misled.uas < followed.uas - 20  # it reads the guide, not only the words
-    assert log[-1]["dev_uas"] == pytest.approx(followed.uas, abs=0.01)
+    assert log["epochs"][-1]["dev_uas"] == pytest.approx(followed.uas, abs=0.01)
 
 
 def test_guide_trees_are_checked(data):

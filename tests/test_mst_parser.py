@@ -70,7 +70,8 @@ def test_labeler_learns_a_separable_problem():
 def test_training_fits_the_training_data(sentences, order, decoder):
     parser, log = train_graph_parser(sentences, order=order, decoder=decoder, epochs=4,
                                      buckets=2**18, label_buckets=2**12, labeler_iterations=30)
-    assert log[-1]["train_wrong_heads"] < log[0]["train_wrong_heads"]
+    assert log["epochs"][-1]["train_wrong_heads"] < log["epochs"][0]["train_wrong_heads"]
+    assert log["hyperparameters"] == parser.hyperparameters and log["best_epoch"] == 4
     trees = parser.parse(sentences)
     for heads, _ in trees:
         assert is_well_formed(list(heads))

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -53,6 +52,7 @@ from arcwise.steps import arc_dependent, labeled_class, zero_cost_classes
 from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
 from arcwise.systems.base import flat_gold, gold_of
+from arcwise.trainer import log_header, run_epochs
 from arcwise.trees.projectivity import is_well_formed
 from arcwise.vocab import Vocabularies
 
@@ -315,9 +315,6 @@ def train(
                           log_header(system, sentences, malformed, unbuildable, usable, lifted,
                                      hyperparameters))
         return _train_stepped(run, neural or {})
-    gold_flat, gold_offsets = flat_gold(prepared)
-    usable_array = np.array(usable, dtype=np.int64)
-
     hyperparameters = {
         "oracle": oracle,
         "bound": bound,
@@ -339,74 +336,65 @@ def train(
                     hyperparameters, {}, data_sha256(sentences),
                     pseudo_projective=pseudo_projective)
     dev_batch = Batch(dev, vocabularies, dev_guide if guide is not None else None) if dev else None
-    best: tuple[float, pc.Weights, dict] | None = None
-    step = 0
-    trained_words = int(sum(sentences[k].n for k in usable))
-    for epoch in range(epochs):
-        order = np.random.default_rng([seed, epoch]).permutation(usable_array)
-        explore = dynamic and epoch >= explore_from
-        started = time.perf_counter()
-        step, configurations, updates, wrong = train_epoch(
-            kernels.system_id, kernels.options, oracle_kernels.variant, bound_index, dynamic,
-            explore, explore_p, (seed * 1_000_003 + epoch) % 2**32, table.program,
-            perceptron.weights, perceptron.totals, step, classes.transition, classes.label,
-            classes.first_class, classes.takes_label, order, batch.offsets, batch.words,
-            gold_label, gold_flat, gold_offsets,
+    epochs_of = PerceptronEpochs(
+        parser, perceptron, kernels, oracle_kernels, bound_index, dynamic, explore_from,
+        explore_p, seed, table, classes, np.array(usable, dtype=np.int64), batch, gold_label,
+        flat_gold(prepared), trained_words=int(sum(sentences[k].n for k in usable)))
+    return run_epochs(epochs_of, parser, log, epochs=epochs, trained_sentences=len(usable),
+                      score_dev=(lambda: score_parser(parser, dev, dev_batch)) if dev else None,
+                      progress=progress)
+
+
+@dataclasses.dataclass
+class PerceptronEpochs:
+    """The averaged perceptron's epochs (`arcwise.trainer.EpochTrainer`): the fused
+    compiled `train_epoch` over the sentences in a new order each epoch; the parser
+    gets the averaged weights after each."""
+
+    parser: Parser
+    perceptron: Any  # `arcwise.models.perceptron` model: weights and totals
+    kernels: Any
+    oracle: Any
+    bound: int
+    dynamic: bool
+    explore_from: int
+    explore_p: float
+    seed: int
+    table: Any
+    classes: pc.ClassSet
+    usable: np.ndarray
+    batch: Batch
+    gold_label: np.ndarray
+    gold: tuple  # `flat_gold` of the prepared gold trees
+    trained_words: int
+    step: int = 0
+
+    def train_epoch(self, epoch: int) -> dict[str, Any]:
+        order = np.random.default_rng([self.seed, epoch]).permutation(self.usable)
+        explore = self.dynamic and epoch >= self.explore_from
+        gold_flat, gold_offsets = self.gold
+        classes = self.classes
+        self.step, configurations, updates, wrong = train_epoch(
+            self.kernels.system_id, self.kernels.options, self.oracle.variant, self.bound,
+            self.dynamic, explore, self.explore_p, (self.seed * 1_000_003 + epoch) % 2**32,
+            self.table.program, self.perceptron.weights, self.perceptron.totals, self.step,
+            classes.transition, classes.label, classes.first_class, classes.takes_label, order,
+            self.batch.offsets, self.batch.words, self.gold_label, gold_flat, gold_offsets,
         )
-        seconds = time.perf_counter() - started
-        parser.weights = perceptron.averaged(max(step, 1))
-        entry: dict[str, Any] = {
-            "epoch": epoch + 1,
-            "seconds": round(seconds, 3),
-            "sentences_per_second": round(len(usable) / seconds, 1) if seconds > 0 else None,
+        self.parser.weights = self.perceptron.averaged(max(self.step, 1))
+        return {
             "configurations": int(configurations),
             "updates": int(updates),
             "error_rate": round(updates / max(configurations, 1), 6),
-            "train_head_errors": round(wrong / max(trained_words, 1), 6),
+            "train_head_errors": round(wrong / max(self.trained_words, 1), 6),
             "exploring": bool(explore),
         }
-        best = end_of_epoch(log, entry, parser, dev, dev_batch, best, lambda: parser.weights,
-                            progress)
-    assert best is not None
-    parser.weights = best[1]
-    if dev_batch is not None:
-        parser.scores = {"dev": {"uas": best[2]["dev_uas"], "las": best[2]["dev_las"],
-                                 "epoch": best[2]["epoch"]}}
-    return parser, log
 
+    def snapshot(self) -> pc.Weights:
+        return self.parser.weights  # a new array each epoch
 
-def end_of_epoch(log, entry, parser, dev, dev_batch, best, snapshot, progress):
-    """Score the epoch's parser on dev, log the epoch, and keep the best: returns the best
-    (dev LAS, snapshot(), log entry) so far (without dev data, the last epoch)."""
-    if dev_batch is not None:
-        scores = score_parser(parser, dev, dev_batch)
-        entry["dev_uas"], entry["dev_las"] = round(scores.uas, 2), round(scores.las, 2)
-    log["epochs"].append(entry)
-    key = entry.get("dev_las", 0.0)
-    if best is None or dev_batch is None or key > best[0]:
-        best = (key, snapshot(), entry)
-        log["best_epoch"] = entry["epoch"]
-    if progress is not None:
-        progress(entry)
-    return best
-
-
-def log_header(system: str, sentences: list[Sentence], malformed: int, unbuildable: int,
-               usable: list[int], lifted: dict | None,
-               hyperparameters: dict[str, Any]) -> dict[str, Any]:
-    """The training log before its epochs: the data, what was skipped, the hyperparameters."""
-    return {
-        "system": system,
-        "sentences": len(sentences),
-        "words": int(sum(s.n for s in sentences)),
-        "malformed": malformed,
-        "unbuildable": unbuildable,
-        "skipped": len(sentences) - len(usable),
-        "pseudo_projective": lifted,
-        "hyperparameters": hyperparameters,
-        "epochs": [],
-        "best_epoch": None,
-    }
+    def restore(self, snapshot: pc.Weights) -> None:
+        self.parser.weights = snapshot
 
 
 def length_batches(lengths: np.ndarray, size: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -450,8 +438,6 @@ class TrainingRun:
 def _train_stepped(run: TrainingRun, options: dict[str, Any]):
     """`train` for a stepped scorer (the BiLSTM): batches of sentences through
     `arcwise.stepped.train_batch`, the best epoch on dev kept."""
-    import copy
-
     import torch
 
     from arcwise import stepped
@@ -480,44 +466,58 @@ def _train_stepped(run: TrainingRun, options: dict[str, Any]):
                                   training_data_sha256=data_sha256(run.sentences),
                                   pseudo_projective=run.pseudo_projective)
     dev_batch = Batch(run.dev, run.vocabularies) if run.dev else None
-    usable = np.array(run.usable, dtype=np.int64)
-    lengths = np.array([run.sentences[k].n for k in usable])
-    trained_words = int(lengths.sum())
-    best = None
-    for epoch in range(run.epochs):
+    epochs_of = ScorerEpochs(run, scorer, batch, batch_sentences, aggressive_p)
+    return run_epochs(epochs_of, parser, run.log, epochs=run.epochs,
+                      trained_sentences=len(run.usable),
+                      score_dev=(lambda: score_parser(parser, run.dev, dev_batch)) if run.dev
+                      else None, progress=run.progress)
+
+
+class ScorerEpochs:
+    """A stepped scorer's epochs (`arcwise.trainer.EpochTrainer`): batches of sentences of
+    similar lengths through `arcwise.stepped.train_batch`, exploring as the oracle step's
+    policy says; snapshots are copies of the network's weights."""
+
+    def __init__(self, run: TrainingRun, scorer, batch: Batch, batch_sentences: int,
+                 aggressive_p: float):
+        self.run, self.scorer, self.batch = run, scorer, batch
+        self.batch_sentences, self.aggressive_p = batch_sentences, aggressive_p
+        self.usable = np.array(run.usable, dtype=np.int64)
+        self.lengths = np.array([run.sentences[k].n for k in self.usable])
+
+    def train_epoch(self, epoch: int) -> dict[str, Any]:
+        from arcwise import stepped
+
+        run = self.run
         rng = np.random.default_rng([run.seed, epoch])
         explore = run.dynamic and epoch >= run.explore_from
         policy = steps.AGGRESSIVE if explore else steps.FOLLOW_ORACLE
-        started = time.perf_counter()
         loss = configurations = wrong = 0
-        for indices in length_batches(lengths, batch_sentences, rng):
-            chosen = usable[indices]
-            part = stepped.sub_batch(batch, chosen)
+        for indices in length_batches(self.lengths, self.batch_sentences, rng):
+            chosen = self.usable[indices]
+            part = stepped.sub_batch(self.batch, chosen)
             gold = flat_gold([run.prepared[k] for k in chosen])
             batch_loss, c, w = stepped.train_batch(
-                scorer, run.ts.kernels, run.ts.oracle, run.classes, part, gold, run.bound,
-                run.dynamic, policy, run.explore_p, aggressive_p, rng)
+                self.scorer, run.ts.kernels, run.ts.oracle, run.classes, part, gold, run.bound,
+                run.dynamic, policy, run.explore_p, self.aggressive_p, rng)
             loss += batch_loss * len(chosen)
             configurations += c
             wrong += w
-        seconds = time.perf_counter() - started
-        entry: dict[str, Any] = {
-            "epoch": epoch + 1,
-            "seconds": round(seconds, 3),
-            "sentences_per_second": round(len(usable) / seconds, 1) if seconds > 0 else None,
+        return {
             "configurations": int(configurations),
-            "loss": round(loss / max(len(usable), 1), 6),
-            "train_head_errors": round(wrong / max(trained_words, 1), 6),
+            "loss": round(loss / max(len(self.usable), 1), 6),
+            "train_head_errors": round(wrong / max(int(self.lengths.sum()), 1), 6),
             "exploring": bool(explore),
         }
-        best = end_of_epoch(run.log, entry, parser, run.dev, dev_batch, best,
-                            lambda: copy.deepcopy(scorer.network.state_dict()), run.progress)
-    scorer.network.load_state_dict(best[1])
-    scorer.network.eval()
-    if dev_batch is not None:
-        parser.scores = {"dev": {"uas": best[2]["dev_uas"], "las": best[2]["dev_las"],
-                                 "epoch": best[2]["epoch"]}}
-    return parser, run.log
+
+    def snapshot(self) -> dict:
+        import copy
+
+        return copy.deepcopy(self.scorer.network.state_dict())
+
+    def restore(self, snapshot: dict) -> None:
+        self.scorer.network.load_state_dict(snapshot)
+        self.scorer.network.eval()
 
 
 def score_parser(parser: Parser, gold: list[Sentence], batch: Batch | None = None):

@@ -452,8 +452,7 @@ def _train_graph_parser(train_sentences, dev, output, order, decoder, update, ep
     saved_and_verified(guide.wrap(parser), output)
     log_path = output.with_name(output.name + ".log.json")
     with atomic_write(log_path) as out:
-        json.dump({"system": "mst", "hyperparameters": parser.hyperparameters, "epochs": log},
-                  out, indent=2)
+        json.dump(log, out, indent=2)
     print(f"wrote {output} and {log_path}", file=sys.stderr)
 
 
@@ -514,7 +513,7 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
             parser, log = train_graph_parser(sentences, dev_sentences, order=o["order"],
                                              decoder=o["decoder"], update_rule=o["update"],
                                              epochs=epochs, seed=seed)
-            return parser, {"epochs": log}
+            return parser, log
         from arcwise.train import train
 
         return train(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -203,13 +202,11 @@ def train_biaffine(
     and threads (torch's).  Trees that are not well formed are skipped.
     """
     import torch
-    import torch.nn.functional as F
 
     from arcwise.models.biaffine import BiaffineNetwork, BiaffineSizes
     from arcwise.parse import Batch
-    from arcwise.stepped import sub_batch
-    from arcwise.train import data_sha256, end_of_epoch, length_batches, log_header, \
-        score_parser
+    from arcwise.train import data_sha256, score_parser
+    from arcwise.trainer import log_header, run_epochs
 
     need_torch()
     if decoder not in DECODERS:
@@ -244,19 +241,41 @@ def train_biaffine(
     parser = BiaffineParser(decoder, vocabularies, labels, network, sizes,
                             log["hyperparameters"], training_data_sha256=data_sha256(sentences))
     batch = Batch(sentences, vocabularies)
-    counts = form_counts(batch.words, vocabularies)
     dev_batch = Batch(dev, vocabularies) if dev else None
-    lengths = np.array([sentences[k].n for k in usable])
-    best = None
-    for epoch in range(epochs):
-        rng = np.random.default_rng([seed, epoch])
-        started = time.perf_counter()
+    epochs_of = BiaffineEpochs(network, optimizer, batch, usable, len(labels), sizes,
+                               batch_sentences, seed, form_counts(batch.words, vocabularies))
+    return run_epochs(epochs_of, parser, log, epochs=epochs, trained_sentences=len(usable),
+                      score_dev=(lambda: score_parser(parser, dev, dev_batch)) if dev else None,
+                      progress=progress)
+
+
+class BiaffineEpochs:
+    """The biaffine parser's epochs (`arcwise.trainer.EpochTrainer`): Adam on the cross
+    entropy of each word's head and of its gold arc's label, over batches of sentences
+    of similar lengths; snapshots are copies of the network's weights."""
+
+    def __init__(self, network, optimizer, batch, usable: np.ndarray, n_labels: int, sizes,
+                 batch_sentences: int, seed: int, counts: np.ndarray):
+        self.network, self.optimizer, self.batch, self.usable = network, optimizer, batch, usable
+        self.n_labels, self.sizes, self.batch_sentences = n_labels, sizes, batch_sentences
+        self.seed, self.counts = seed, counts
+        self.lengths = np.array([batch.offsets[k + 1] - batch.offsets[k] - 1 for k in usable])
+
+    def train_epoch(self, epoch: int) -> dict[str, Any]:
+        import torch
+        import torch.nn.functional as F
+
+        from arcwise.stepped import sub_batch
+        from arcwise.train import length_batches
+
+        network, batch, usable = self.network, self.batch, self.usable
+        rng = np.random.default_rng([self.seed, epoch])
         total_loss = 0.0
         network.train()
-        for indices in length_batches(lengths, batch_sentences, rng):
+        for indices in length_batches(self.lengths, self.batch_sentences, rng):
             part = sub_batch(batch, usable[indices])
             columns, sizes_, sentence, where = encoder_inputs(
-                part.words, part.offsets, counts, sizes.word_dropout, rng)
+                part.words, part.offsets, self.counts, self.sizes.word_dropout, rng)
             arcs, label_dependent, label_head = network(columns, sizes_)
             mask = padding_mask(sizes_)
             arcs = arcs.masked_fill(~mask[:, None, :], float("-inf"))
@@ -270,27 +289,20 @@ def train_biaffine(
             arc_loss = F.cross_entropy(arcs.reshape(-1, arcs.shape[2]), gold_heads.reshape(-1),
                                        ignore_index=-100)
             label_scores = network.label_scores(label_dependent, label_head, gold_heads)
-            label_loss = F.cross_entropy(label_scores.reshape(-1, len(labels)),
+            label_loss = F.cross_entropy(label_scores.reshape(-1, self.n_labels),
                                          gold_labels.reshape(-1), ignore_index=-100)
             loss = arc_loss + label_loss
-            optimizer.zero_grad()
+            self.optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(network.parameters(), 5.0)
-            optimizer.step()
+            self.optimizer.step()
             total_loss += float(loss.detach()) * len(indices)
-        seconds = time.perf_counter() - started
-        entry: dict[str, Any] = {
-            "epoch": epoch + 1,
-            "seconds": round(seconds, 3),
-            "sentences_per_second": round(len(usable) / seconds, 1) if seconds > 0 else None,
-            "loss": round(total_loss / max(len(usable), 1), 6),
-        }
         network.eval()
-        best = end_of_epoch(log, entry, parser, dev, dev_batch, best,
-                            lambda: copy.deepcopy(network.state_dict()), progress)
-    network.load_state_dict(best[1])
-    network.eval()
-    if dev_batch is not None:
-        parser.scores = {"dev": {"uas": best[2]["dev_uas"], "las": best[2]["dev_las"],
-                                 "epoch": best[2]["epoch"]}}
-    return parser, log
+        return {"loss": round(total_loss / max(len(usable), 1), 6)}
+
+    def snapshot(self) -> dict:
+        return copy.deepcopy(self.network.state_dict())
+
+    def restore(self, snapshot: dict) -> None:
+        self.network.load_state_dict(snapshot)
+        self.network.eval()

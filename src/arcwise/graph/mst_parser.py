@@ -368,13 +368,15 @@ def train_graph_parser(
     label_buckets: int = arc_labeler.DEFAULT_BUCKETS,
     labeler_iterations: int = arc_labeler.ITERATIONS,
     progress: Callable[[dict[str, Any]], Any] | None = None,
-) -> tuple[GraphParser, list[dict[str, Any]]]:
-    """Train the two stages on `train_sentences`; returns (parser, log of one entry per epoch).
+) -> tuple[GraphParser, dict[str, Any]]:
+    """Train the two stages on `train_sentences`; returns (parser, training log:
+    `arcwise.trainer`).
 
     Training sentences that are not trees are skipped; ArcwiseError if no
     tree of two or more words is left.
     The unlabeled model of the last epoch is kept (MSTParser has no dev selection);
-    dev UAS/LAS are logged when dev sentences are given.  guide / dev_guide: the
+    dev UAS/LAS are logged when dev sentences are given, and the parser's scores are
+    the last epoch's.  guide / dev_guide: the
     guide parser's trees of the train / dev sentences (stacking, §5.1: train the
     guide by jackknifing, `arcwise.stacking`); the model then reads Table 5's
     guide features and needs a guide tree for every sentence it parses.
@@ -384,10 +386,11 @@ def train_graph_parser(
     from arcwise.eval.metrics import evaluate
     from arcwise.io.conllu import with_tree
     from arcwise.train import data_sha256
+    from arcwise.trainer import LAST, log_header, run_epochs
 
     if update_rule not in UPDATES:
         raise ValueError(f"update must be one of {', '.join(UPDATES)}, not {update_rule!r}")
-    train_sentences = list(train_sentences)
+    train_sentences = raw_sentences = list(train_sentences)
     train_guides = _guides(train_sentences, guide)
     trees = [is_well_formed(np.asarray(s.head, dtype=np.int32)) for s in train_sentences]
     if not any(tree and s.n >= 2 for tree, s in zip(trees, train_sentences)):
@@ -425,40 +428,60 @@ def train_graph_parser(
     )
     labeler_seconds = time.perf_counter() - started
 
-    weights = np.zeros(buckets, dtype=np.float32)  # float32: a line of LINE buckets is one cache line
-    totals = np.zeros(buckets)
-    rng = np.random.default_rng(seed)
-    projective = decoder == "projective"
-    step = 0
-    log = []
-    for epoch in range(epochs):
-        started = time.perf_counter()
-        wrong = 0
-        for index in rng.permutation(len(data)):
-            g = data[index]
-            step += 1
-            predicted = parse_sentence(g.atoms, g.counts, weights, order, projective, False, out)
-            wrong += update(weights, totals, step, g.atoms, g.counts, g.head, predicted, order,
-                            update_rule == "mira", out)
-        parser.weights = (weights - totals / step).astype(np.float32)
-        entry = {"epoch": epoch + 1, "seconds": time.perf_counter() - started,
-                 "train_wrong_heads": int(wrong), "labeler_seconds": labeler_seconds}
-        if dev_sentences:
-            trees = parser.parse(dev_sentences, single_root=False,
-                                 guide=dev_guide if guide is not None else None)
-            scores = evaluate(dev_sentences, [with_tree(s, *t) for s, t in zip(dev_sentences, trees)])
-            entry.update(dev_uas=scores.uas, dev_las=scores.las)
-        log.append(entry)
-        if progress is not None:
-            progress(entry)
-    parser.hyperparameters = {"guided": guide is not None,
-                              "order": order, "decoder": decoder, "epochs": epochs,
-                              "update": update_rule, "seed": seed, "buckets": buckets,
-                              "label_buckets": label_buckets,
-                              "labeler_iterations": labeler_iterations,
-                              "labeler_variance": arc_labeler.VARIANCE,
-                              "labeler_min_count": arc_labeler.MIN_COUNT}
+    hyperparameters = {"guided": guide is not None,
+                       "order": order, "decoder": decoder, "epochs": epochs,
+                       "update": update_rule, "seed": seed, "buckets": buckets,
+                       "label_buckets": label_buckets,
+                       "labeler_iterations": labeler_iterations,
+                       "labeler_variance": arc_labeler.VARIANCE,
+                       "labeler_min_count": arc_labeler.MIN_COUNT}
+    parser.hyperparameters = hyperparameters
     parser.training_data_sha256 = data_sha256(train_sentences)
-    if log and "dev_las" in log[-1]:
-        parser.scores = {"dev_uas": log[-1]["dev_uas"], "dev_las": log[-1]["dev_las"]}
-    return parser, log
+    log = log_header(SYSTEM, raw_sentences, trees.count(False), 0,
+                     [k for k, tree in enumerate(trees) if tree], None, hyperparameters)
+    log["labeler_seconds"] = round(labeler_seconds, 3)
+    epochs_of = GraphEpochs(parser, data, order, decoder == "projective", update_rule == "mira",
+                            seed, buckets, out)
+
+    def score_dev():
+        parsed = parser.parse(dev_sentences, single_root=False,
+                              guide=dev_guide if guide is not None else None)
+        return evaluate(dev_sentences, [with_tree(s, *t) for s, t in zip(dev_sentences, parsed)])
+
+    return run_epochs(epochs_of, parser, log, epochs=epochs, trained_sentences=len(data),
+                      score_dev=score_dev if dev_sentences else None, progress=progress,
+                      keep=LAST)
+
+
+class GraphEpochs:
+    """The graph-based parser's epochs (`arcwise.trainer.EpochTrainer`): online MIRA (or
+    perceptron) updates of the arc weights, one sentence at a time in a new random order
+    each epoch; the parser gets the averaged weights after each."""
+
+    def __init__(self, parser: GraphParser, data: list, order: int, projective: bool,
+                 mira: bool, seed: int, buckets: int, out: np.ndarray):
+        self.parser, self.data, self.order, self.projective = parser, data, order, projective
+        self.mira, self.out = mira, out
+        # float32: a line of LINE buckets is one cache line
+        self.weights = np.zeros(buckets, dtype=np.float32)
+        self.totals = np.zeros(buckets)
+        self.rng = np.random.default_rng(seed)
+        self.step = 0
+
+    def train_epoch(self, epoch: int) -> dict[str, Any]:
+        wrong = 0
+        for index in self.rng.permutation(len(self.data)):
+            g = self.data[index]
+            self.step += 1
+            predicted = parse_sentence(g.atoms, g.counts, self.weights, self.order,
+                                       self.projective, False, self.out)
+            wrong += update(self.weights, self.totals, self.step, g.atoms, g.counts, g.head,
+                            predicted, self.order, self.mira, self.out)
+        self.parser.weights = (self.weights - self.totals / self.step).astype(np.float32)
+        return {"train_wrong_heads": int(wrong)}
+
+    def snapshot(self) -> np.ndarray:
+        return self.parser.weights  # a new array each epoch
+
+    def restore(self, snapshot: np.ndarray) -> None:
+        self.parser.weights = snapshot
