@@ -270,3 +270,21 @@ def test_neural_parsers_take_the_pipeline_text_api(data):
         (parsed,) = parser([sentence]).sentences
         assert [w.form for w in parsed.words] == list(sentence.form[1:])
         assert sum(w.head == 0 for w in parsed.words) == 1
+
+
+def test_precomputed_first_layers_equal_the_concatenated_mlps():
+    """Chen & Manning's pre-computation gives the scores of the MLPs over the concatenated
+    BiLSTM vectors of the bases, up to float rounding."""
+    import torch
+
+    from arcwise.models.bilstm import Network, Sizes
+
+    torch.manual_seed(0)
+    sizes = Sizes(word=8, suffix=4, shape=4, tag=4, lstm=6, layers=1, hidden=7)
+    network = Network([20] * 6, 3, 5, 9, sizes)
+    vectors = torch.randn(11, network.width)
+    index = torch.tensor([[0, 10, 3], [4, 4, 10], [7, 1, 2]])
+    concatenated = vectors[index].reshape(3, -1)
+    transition, label = network.mlp_scores(network.first_layers(vectors), index)
+    assert torch.allclose(transition, network.transition(concatenated), atol=1e-5)
+    assert torch.allclose(label, network.label(concatenated), atol=1e-5)

@@ -126,14 +126,35 @@ class Network(nn.Module if nn is not None else object):
                                         nn.Linear(sizes.hidden, n_columns))
         self.label = nn.Sequential(nn.Linear(n_bases * width, sizes.hidden), nn.Tanh(),
                                    nn.Linear(sizes.hidden, max(n_slots, 1)))
+        self.n_bases, self.width = n_bases, width
+
+    def first_layers(self, vectors: torch.Tensor) -> torch.Tensor:
+        """Each word's share of both MLPs' first layers, at each base position:
+        [words, bases, 2 hidden].  A configuration's first layers are then the sum
+        over its bases of its words' shares (plus the biases), instead of a product
+        of the concatenated vectors per configuration (Chen & Manning 2014, §3.2)."""
+        shares = [layer[0].weight.reshape(-1, self.n_bases, self.width)
+                  for layer in (self.transition, self.label)]
+        return torch.einsum("nw,hkw->nkh", vectors, torch.cat(shares, 0))
+
+    def mlp_scores(self, shares: torch.Tensor, index: torch.Tensor
+                   ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(transition scores, label scores) of configurations whose words at the bases are
+        index [configurations, bases] (rows of `first_layers`' shares)."""
+        hidden = shares[index, torch.arange(self.n_bases)].sum(1)
+        size = self.transition[0].out_features
+        transition = self.transition[2](torch.tanh(hidden[:, :size] + self.transition[0].bias))
+        label = self.label[2](torch.tanh(hidden[:, size:] + self.label[0].bias))
+        return transition, label
 
 
 class Context:
     """One batch's BiLSTM vectors (flat: a row per batch word, then the missing vector) and
     the loss terms gathered while stepping through it."""
 
-    def __init__(self, vectors: torch.Tensor):
+    def __init__(self, vectors: torch.Tensor, shares: torch.Tensor):
         self.vectors = vectors
+        self.shares = shares  # `Network.first_layers` of the vectors
         self.last: torch.Tensor | None = None  # the last `scores` output, for `learn`
         self.losses: list[torch.Tensor] = []
         self.configurations = 0
@@ -174,15 +195,15 @@ class BiLSTMScorer:
             vectors = self.network.encoder(padded, lengths)
             flat = vectors[torch.from_numpy(sentence), torch.from_numpy(where)]
             flat = torch.cat([flat, self.network.missing[None, :]])
-        return Context(flat)
+            shares = self.network.first_layers(flat)
+        return Context(flat, shares)
 
     def scores(self, context: Context, rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """Class scores of the configurations (positions: -1 = no word -> missing vector)."""
         missing = context.vectors.shape[0] - 1
         index = torch.from_numpy(np.where(positions >= 0, positions, missing))
-        x = context.vectors[index].reshape(len(rows), -1)
-        transition = self.network.transition(x)[:, self.column_of_class]
-        label = self.network.label(x)
+        transition, label = self.network.mlp_scores(context.shares, index)
+        transition = transition[:, self.column_of_class]
         n_labeled = transition.shape[1] - self.n_unlabeled
         if n_labeled:
             transition = transition + torch.cat(
