@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arcwise.corpus import Sentence
+from arcwise.errors import ArcwiseError
 from arcwise.io import conllu
 
 SCHEMA, SCHEMA_VERSION = "arcwise-document", 1
@@ -144,3 +145,43 @@ class Document:
 
     def to_json_text(self) -> str:
         return json.dumps(self.to_json(), ensure_ascii=False)
+
+    def to_spacy(self, nlp_or_vocab: Any) -> Any:
+        """The document as a spaCy ``Doc`` over the vocabulary of a spaCy pipeline (or a
+        ``Vocab``): its syntactic words, with their spaces (a multiword token's words
+        are written together), UPOS, XPOS, FEATS, lemmas and, when every word has a
+        head, the trees (a root heads itself and keeps its label, "root"); else the
+        sentence starts.  Needs spaCy (``pip install spacy``)."""
+        try:
+            from spacy.tokens import Doc
+        except ImportError:
+            raise ArcwiseError("to_spacy needs spaCy: pip install spacy") from None
+        vocab = getattr(nlp_or_vocab, "vocab", nlp_or_vocab)
+
+        def known(value: str) -> str:
+            return "" if value == "_" else value
+
+        columns: dict[str, list] = {k: [] for k in ("words", "spaces", "pos", "tags", "morphs",
+                                                     "lemmas", "heads", "deps", "sent_starts")}
+        for sentence in self.sentences:
+            first = len(columns["words"])
+            space = {}
+            for token in sentence.tokens():
+                for k, word in enumerate(token["words"]):
+                    space[word] = token["space_after"] and k == len(token["words"]) - 1
+            for w in sentence.words:
+                columns["words"].append(w.form)
+                columns["spaces"].append(space.get(w.id, True))
+                columns["pos"].append(known(w.upos))
+                columns["tags"].append(known(w.xpos))
+                columns["morphs"].append(known(w.feats))
+                columns["lemmas"].append(known(w.lemma))
+                columns["heads"].append(None if w.head is None
+                                        else first + (w.head or w.id) - 1)
+                columns["deps"].append(known(w.deprel))
+                columns["sent_starts"].append(w.id == 1)
+        if None in columns["heads"]:
+            del columns["heads"], columns["deps"]
+        else:
+            del columns["sent_starts"]
+        return Doc(vocab, **columns)
