@@ -29,7 +29,7 @@ from arcwise.errors import ArcwiseError
 from arcwise.pipeline.text_api import AnnotatesText
 from arcwise.io import annotate
 from arcwise.io.conllu import with_tree
-from arcwise.models import modelfile
+from arcwise.models import kinds, modelfile
 from arcwise.trace import NOT_TRANSITION_BASED
 
 GUIDE_PREFIX = "guide_"
@@ -165,8 +165,6 @@ class GuidedParser(AnnotatesText):
 
 def from_saved(arrays: dict[str, np.ndarray], meta: dict[str, Any], source: str):
     """A transition-based or graph-based parser from a model file's (arrays, metadata)."""
-    from arcwise.models import kinds
-
     return kinds.from_saved(arrays, meta, source)
 
 
@@ -182,14 +180,6 @@ def train_guided(system: str, train_sentences: Sequence[Sentence],
     dev = list(dev_sentences) if dev_sentences else None
     guide_trees = jackknife(guide, train_sentences, folds, dev, fold_progress)
     dev_guide = parsed(guide, dev) if dev else None
-    if system == "mst":
-        from arcwise.graph.mst_parser import train_graph_parser
-
-        guided, log = train_graph_parser(train_sentences, dev, guide=guide_trees,
-                                         dev_guide=dev_guide, **options)
-    else:
-        from arcwise.train import train
-
-        guided, log = train(system, train_sentences, dev, guide=guide_trees,
-                            dev_guide=dev_guide, **options)
+    guided, log = kinds.train_system(system, train_sentences, dev, guide=guide_trees,
+                                     dev_guide=dev_guide, **options)
     return GuidedParser(guide, guided, folds), log

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from arcwise.errors import ArcwiseError
+from arcwise.models.kinds import is_graph_system
 
 
 class Oracle(str, Enum):
@@ -313,7 +314,8 @@ def register(app: typer.Typer) -> None:
             return
         check_options(ctx, system, oracle.value, bound, decoder, update)
         neural_options = parse_neural(neural, model.value)
-        if (model.value == "biaffine") != (system == "mst" and model.value != "perceptron"):
+        if (model.value == "biaffine") != (is_graph_system(system)
+                                           and model.value != "perceptron"):
             raise ArcwiseError(f"--model {model.value} does not train --system {system}: "
                                "--model bilstm trains transition systems, --model biaffine "
                                "the graph-based parser (--system mst)")
@@ -327,7 +329,7 @@ def register(app: typer.Typer) -> None:
             _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed,
                             neural_options)
             return
-        if system == "mst":
+        if is_graph_system(system):
             _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed,
                                 guide)
             return
@@ -507,7 +509,7 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
         print(line, file=sys.stderr, flush=True)
 
     def train_parser(sentences, dev_sentences):
-        if system == "mst":
+        if is_graph_system(system):
             from arcwise.graph.mst_parser import train_graph_parser
 
             parser, log = train_graph_parser(sentences, dev_sentences, order=o["order"],

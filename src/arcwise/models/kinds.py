@@ -54,6 +54,29 @@ def model_class(meta: dict[str, Any], source: str = "model") -> type:
     return getattr(importlib.import_module(module), name)
 
 
+# Parsers that are not transition systems, by the name `arcwise train --system` takes:
+# "module:function" of their trainer, called as f(train, dev, **options).
+GRAPH_SYSTEMS = {
+    "mst": "arcwise.graph.mst_parser:train_graph_parser",
+}
+
+
+def is_graph_system(system: str) -> bool:
+    """Does `system` name a graph-based parser (not a transition system)?"""
+    return system in GRAPH_SYSTEMS
+
+
+def train_system(system: str, train: Any, dev: Any = None, **options: Any) -> tuple[Any, Any]:
+    """Train a parser of `system` (a graph-based one or a transition system,
+    `arcwise.train.train`); returns (parser, training log)."""
+    if system in GRAPH_SYSTEMS:
+        module, name = GRAPH_SYSTEMS[system].split(":")
+        return getattr(importlib.import_module(module), name)(train, dev, **options)
+    from arcwise.train import train as train_transition_parser
+
+    return train_transition_parser(system, train, dev, **options)
+
+
 def scorer_class(kind: str, source: str = "model") -> type:
     """The Scorer class of a transition parser of this kind."""
     if kind not in SCORERS:
