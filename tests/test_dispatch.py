@@ -60,6 +60,28 @@ def test_generated_dispatch_groups_shared_kernels_and_variants():
     assert "if variant == two_planar.UNREGULARIZED:" in oracles_text
 
 
+def test_a_new_registry_entry_is_all_the_dispatch_needs():
+    """A system registered under a new name gets its id and its branches; one whose
+    kernels are another's shares that system's branches."""
+    import dataclasses
+
+    from arcwise.systems.base import Registry
+    from arcwise.systems.generate import generated
+
+    entries = dict(systems.REGISTRY.entries)
+    entries["arc-eager-copy"] = dataclasses.replace(entries["arc-eager"])
+    texts = {path.parent.name + "/" + path.name: text
+             for path, text in generated(Registry(entries)).items()}
+    assert '"arc-eager-copy": ARC_EAGER_COPY,' in texts["systems/ids.py"]
+    assert "ARC_EAGER_COPY = 6" in texts["systems/ids.py"]
+    assert ("if system == ARC_EAGER or system == ARC_EAGER_NM or system == ARC_EAGER_COPY:\n"
+            "        return arc_eager.initial(n, options)") in texts["systems/dispatch.py"]
+    assert "if system == ARC_EAGER_COPY:\n        return ARC_EAGER_COPY_ACTIONS" in \
+        texts["systems/dispatch.py"]
+    assert "system == ARC_EAGER or system == ARC_EAGER_COPY:\n        arc_eager.costs(" in \
+        texts["oracles/dispatch.py"]
+
+
 def test_pack_gold_gives_one_tuple_type():
     packed = pack_gold(np.array([-1, 0], dtype=np.int64), np.array([True, False]), 3)
     assert len(packed) == GOLD_ARRAYS

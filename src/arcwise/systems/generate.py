@@ -188,12 +188,15 @@ def grouped(kernel: str, modules: dict[str, ModuleType], oracle: bool = False) -
     return list(groups.values())
 
 
-def registry_modules() -> tuple[dict[str, ModuleType], dict[str, ModuleType]]:
-    """The system and oracle modules of every registered system, in registry order."""
-    from arcwise.systems import REGISTRY
+def registry_modules(registry: Any = None) -> tuple[dict[str, ModuleType], dict[str, ModuleType]]:
+    """The system and oracle modules of every system of a registry (default: arcwise's
+    `arcwise.systems.REGISTRY`), in registry order."""
+    if registry is None:
+        from arcwise.systems import REGISTRY as registry
 
-    systems = {name: importlib.import_module(e.system) for name, e in REGISTRY.entries.items()}
-    oracles = {name: importlib.import_module(e.oracle) for name, e in REGISTRY.entries.items()}
+    entries = registry.entries.items()
+    systems = {name: importlib.import_module(e.system) for name, e in entries}
+    oracles = {name: importlib.import_module(e.oracle) for name, e in entries}
     return systems, oracles
 
 
@@ -259,9 +262,9 @@ is `OracleKernels.variant` (which of a module's oracles ``make`` chose), and
 """
 
 
-def generated() -> dict[Path, str]:
-    """Every generated file's path and text, from the registry as it is now."""
-    systems, oracles = registry_modules()
+def generated(registry: Any = None) -> dict[Path, str]:
+    """Every generated file's path and text, from the registry as it is now (or another)."""
+    systems, oracles = registry_modules(registry)
     n_actions = ["", ""] + [f"{constant(n)}_ACTIONS = len({alias(m.__name__)}.ACTIONS)"
                             for n, m in systems.items()]
     n_actions += ["", "", "@njit(cache=True)", "def n_actions(system):",
