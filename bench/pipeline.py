@@ -8,7 +8,7 @@ tokenizer, tagger and parser (the parser on jackknifed predicted tags) on train,
 epochs on dev, and runs on the plain text of test (`arcwise.experiments.raw_text`); UDPipe 1
 (default settings) is trained on the same train split (dev as heldout) and run on the same
 text.  Both outputs are scored by the CoNLL 2018 scorer (udeval from udtools): Tokens,
-Sentences, Words, UPOS, XPOS, UFeats, UAS, LAS, CLAS; end-to-end sentences/s from text to
+Sentences, Words, UPOS, XPOS, UFeats, Lemmas, UAS, LAS, CLAS; end-to-end sentences/s from text to
 CoNLL-U with the model loaded and warm.  arcwise is also scored from the gold tokens of
 test, with its predicted tags and with a parser trained and run on gold tags.
 
@@ -32,7 +32,8 @@ from arcwise.eval.conll18 import conll18_scores
 from arcwise.experiments.raw_text import run_arcwise
 
 BENCH = Path(__file__).resolve().parent
-COLUMNS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "UAS", "LAS", "CLAS")
+COLUMNS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "Lemmas", "UAS", "LAS",
+           "CLAS")
 
 
 def split(treebank: Path, name: str) -> Path | None:

@@ -31,9 +31,9 @@ def raw_text(sentences) -> str:
 
 
 def without_tags(sentence):
-    """The sentence with UPOS, XPOS and FEATS blanked to _ (gold tokens, no tags)."""
+    """The sentence with LEMMA, UPOS, XPOS and FEATS blanked to _ (gold tokens, no tags)."""
     blank = (ROOT,) + ("_",) * sentence.n
-    return conllu.with_columns(sentence, **{c: blank for c in TAG_COLUMNS})
+    return conllu.with_columns(sentence, **{c: blank for c in ("lemma", *TAG_COLUMNS)})
 
 
 def transition_parser_trainer(system: str, epochs: int, seed: int,

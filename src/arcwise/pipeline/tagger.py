@@ -39,6 +39,7 @@ from arcwise.models import perceptron as pc
 from arcwise.models.hashing import combine, text_hashes
 from arcwise.pipeline.classifier import arrays_of, new_perceptron, table_rows, weights_from
 from arcwise.pipeline.tag_dictionary import TagDictionary
+from arcwise.pipeline.lemmatizer import Lemmatizer
 from arcwise.vocab import TAG_COLUMNS, form_signature
 
 N_ATOMS = 13  # per word: see `atom_strings`
@@ -255,7 +256,8 @@ class Tagger:
     def __init__(self, tagsets: Sequence[Sequence[str]], weights: Sequence[pc.Weights],
                  hyperparameters: dict[str, Any] | None = None,
                  scores: dict[str, Any] | None = None, *,
-                 features: int = FEATURES_VERSION, dictionary: TagDictionary | None = None):
+                 features: int = FEATURES_VERSION, dictionary: TagDictionary | None = None,
+                 lemmatizer: Lemmatizer | None = None):
         if features not in N_FEATURES:
             raise ValueError(f"features version {features}: use one of {sorted(N_FEATURES)}")
         if (dictionary is None) != (features < 2):
@@ -266,6 +268,7 @@ class Tagger:
         self.scores = dict(scores or {})
         self.features = features
         self.dictionary = dictionary
+        self.lemmatizer = lemmatizer  # fills LEMMA where it is _, from the form and UPOS
         self._atoms = Atoms()
 
     def __repr__(self) -> str:
@@ -292,7 +295,8 @@ class Tagger:
         dictionary = None
         if features >= 2:
             dictionary = TagDictionary.learn(sentences, lambda f: forms_atoms(f)[:, LOWER])
-        trained = partial(cls, tagsets, features=features, dictionary=dictionary)
+        trained = partial(cls, tagsets, features=features, dictionary=dictionary,
+                          lemmatizer=Lemmatizer.train(sentences))
         atoms, offsets = trained([]).atoms(sentences)
         gold = _gold_ids(sentences, tagsets, atoms.shape[0])
         dev = [s for s in dev or () if s.n]
@@ -333,7 +337,8 @@ class Tagger:
             return tag_batch(atoms, offsets, *self.weights, self.features), offsets
 
     def tag(self, sentences: Sentence | Sequence[Sentence]) -> Any:
-        """The sentences with the predicted UPOS, XPOS and FEATS (the rest unchanged)."""
+        """The sentences with the predicted UPOS, XPOS and FEATS, and lemmas where they have
+        none (``_``) when the tagger has a lemmatizer (the rest unchanged)."""
         if isinstance(sentences, Sentence):
             return self.tag([sentences])[0]
         sentences = list(sentences)
@@ -343,18 +348,35 @@ class Tagger:
             a, b = offsets[k] + PAD, offsets[k + 1] - PAD
             columns = {c: (ROOT, *(tags[i] for i in ids[j, a:b].tolist()))
                        for j, (c, tags) in enumerate(zip(TAG_COLUMNS, self.tagsets))}
+            if self.lemmatizer is not None:
+                columns["lemma"] = (sentence.lemma[0], *(
+                    self.lemmatizer.lemma(form, upos) if lemma == "_" else lemma
+                    for form, upos, lemma in zip(sentence.form[1:], columns["upos"][1:],
+                                                 sentence.lemma[1:])))
             out.append(with_columns(sentence, **columns))
         return out
 
     def accuracy(self, sentences: Sequence[Sentence]) -> dict[str, float]:
-        """{"dev_upos", "dev_xpos", "dev_feats"}: the share of words given the gold tag (%)."""
+        """{"dev_upos", "dev_xpos", "dev_feats"}: the share of words given the gold tag (%);
+        with a lemmatizer also "dev_lemma", lemmas from the predicted UPOS."""
         ids, offsets = self.tag_ids(sentences)
         gold = _gold_ids(sentences, self.tagsets, ids.shape[1])
         words = np.zeros(ids.shape[1], dtype=np.bool_)
         for k in range(len(sentences)):
             words[offsets[k] + PAD : offsets[k + 1] - PAD] = True
-        return {f"dev_{c}": float(100 * (ids[j, words] == gold[j, words]).mean())
-                for j, c in enumerate(TAG_COLUMNS)}
+        scores = {f"dev_{c}": float(100 * (ids[j, words] == gold[j, words]).mean())
+                  for j, c in enumerate(TAG_COLUMNS)}
+        if self.lemmatizer is not None:
+            right = total = 0
+            for k, s in enumerate(sentences):
+                upos = ids[0, offsets[k] + PAD : offsets[k + 1] - PAD]
+                for form, tag, lemma in zip(s.form[1:], upos.tolist(), s.lemma[1:]):
+                    if lemma != "_":
+                        total += 1
+                        right += self.lemmatizer.lemma(form, self.tagsets[0][tag]) == lemma
+            if total:
+                scores["dev_lemma"] = 100.0 * right / total
+        return scores
 
     # --- model files ---------------------------------------------------------------
 
@@ -369,6 +391,8 @@ class Tagger:
                                                                           self.tagsets)},
                 "features": self.features,
                 "hyperparameters": self.hyperparameters, "scores": self.scores}
+        if self.lemmatizer is not None:
+            meta["lemmatizer"] = self.lemmatizer.to_json()
         return arrays, meta
 
     @classmethod
@@ -390,8 +414,11 @@ class Tagger:
                    for c in TAG_COLUMNS]
         dictionary = TagDictionary.from_arrays(arrays, source, prefix) if features >= 2 \
             else None
+        lemmatizer = Lemmatizer.from_json(meta["lemmatizer"], source) \
+            if meta.get("lemmatizer") is not None else None
         return cls([tagsets[c] for c in TAG_COLUMNS], weights, meta.get("hyperparameters"),
-                   meta.get("scores"), features=features, dictionary=dictionary)
+                   meta.get("scores"), features=features, dictionary=dictionary,
+                   lemmatizer=lemmatizer)
 
 
 def _gold_ids(sentences: Sequence[Sentence], tagsets, rows: int) -> np.ndarray:

@@ -1,0 +1,57 @@
+"""The lemmatizer: edit rules, training on a treebank, inside the tagger and its model file."""
+
+import itertools
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as hs
+
+from arcwise.io import conllu
+from arcwise.pipeline.lemmatizer import Lemmatizer, apply_rule, edit_rule
+from arcwise.pipeline.tagger import Tagger
+
+ROOT = Path(__file__).resolve().parents[1]
+EWT = ROOT / "data" / "en_ewt"
+words = hs.text(hs.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=12)
+
+
+@given(form=words, lemma=words)
+def test_a_rule_turns_its_form_into_its_lemma(form, lemma):
+    assert apply_rule(form, edit_rule(form, lemma)) == lemma
+
+
+def test_rules_carry_over_to_unseen_words():
+    assert edit_rule("studies", "study") == (True, 3, "y")
+    assert apply_rule("Flies", edit_rule("studies", "study")) == "fly"
+    assert edit_rule("Bush", "Bush") == (False, 0, "")
+
+
+def read(split, n):
+    return list(itertools.islice(conllu.read(EWT / f"{split}.conllu.gz"), n))
+
+
+def test_trained_on_ewt_it_lemmatizes_dev_from_gold_upos():
+    lemmatizer = Lemmatizer.train(read("train", 3000))
+    assert lemmatizer.lemma("studies", "NOUN") == "study"
+    assert lemmatizer.lemma("was", "AUX") == "be"
+    assert lemmatizer.accuracy(read("dev", 500)) > 95
+    again = Lemmatizer.from_json(lemmatizer.to_json(), "x")
+    assert again.words == lemmatizer.words and again.rules == lemmatizer.rules
+    unlemmatized = [conllu.with_columns(s, lemma=("_",) * (s.n + 1)) for s in read("dev", 5)]
+    assert Lemmatizer.train(unlemmatized) is None
+
+
+def test_the_tagger_fills_missing_lemmas_and_keeps_its_lemmatizer(tmp_path):
+    tagger = Tagger.train(read("train", 300), epochs=1)
+    assert tagger.lemmatizer is not None
+    dev = read("dev", 30)
+    blank = [conllu.with_columns(s, lemma=("_",) * (s.n + 1), upos=("_",) * (s.n + 1))
+             for s in dev]
+    tagged = tagger.tag(blank)
+    assert all(lemma != "_" for s in tagged for lemma in s.lemma[1:])
+    assert "dev_lemma" in tagger.accuracy(dev)
+    kept = tagger.tag(dev)  # given lemmas are kept
+    assert [s.lemma for s in kept] == [s.lemma for s in dev]
+    arrays, meta = tagger.saved()
+    loaded = Tagger.from_saved(arrays, meta, "m")
+    assert [s.lemma for s in loaded.tag(blank)] == [s.lemma for s in tagged]
