@@ -206,6 +206,9 @@ def test_biaffine_trains_decodes_one_root_trees_saves_and_loads(data, tmp_path):
         assert isinstance(loaded, BiaffineParser) and loaded.decoder == decoder
         assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
                    for a, b in zip(trees, loaded.parse(data[1])))
+        # parsed in batches of similar lengths, returned in the input's order
+        alone = [parser.parse(s) for s in data[1][:6]]
+        assert all(list(a[0]) == list(b[0]) and a[1] == b[1] for a, b in zip(trees, alone))
 
 
 @pytest.mark.skipif(NO_JIT, reason="the compiled run covers the command line")

@@ -79,10 +79,13 @@ class BiaffineParser(AnnotatesText):
             return self.parse(sentences, single_root)[0]
         check_tagged(sentences, self.vocabularies)
         decode = eisner if self.decoder == "projective" else chu_liu_edmonds
-        trees = []
+        trees = [None] * len(sentences)
         self.network.eval()
+        # sentences of similar lengths together: the score matrices are padded to the longest
+        by_length = np.argsort([s.n for s in sentences], kind="stable")
         for start in range(0, len(sentences), PARSE_SENTENCES):
-            batch = Batch(sentences[start : start + PARSE_SENTENCES], self.vocabularies)
+            chosen = by_length[start : start + PARSE_SENTENCES]
+            batch = Batch([sentences[k] for k in chosen], self.vocabularies)
             columns, lengths, _, _ = encoder_inputs(batch.words, batch.offsets, None, 0, None)
             with torch.no_grad():
                 arcs, label_dependent, label_head = self.network(columns, lengths)
@@ -97,7 +100,7 @@ class BiaffineParser(AnnotatesText):
             for s, size in enumerate(lengths.tolist()):
                 head = heads[s, :size].astype(np.int32)
                 head[0] = -1
-                trees.append((head, (ROOT, *(self.labels[k] for k in labels[s, 1:size]))))
+                trees[chosen[s]] = (head, (ROOT, *(self.labels[k] for k in labels[s, 1:size])))
         return trees
 
     def parse_file(self, input, output, *, format: str | None = None,
