@@ -105,3 +105,28 @@ def test_the_tag_dictionary(tagger, data):
     classes = tagger.dictionary.lookup(lower)
     assert (classes[0] != 0).all() and (classes[0] == classes[1]).all()  # "the" is frequent
     assert (classes[2] == 0).all()
+
+
+def test_the_atoms_cache_is_safe_to_share_between_threads():
+    """A server tags requests in several threads: every thread gets each form's own atoms,
+    also while the cache forgets everything (MAX_FORMS)."""
+    import threading
+
+    atoms = Atoms()
+    atoms.MAX_FORMS = 50
+    failures = []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(40):
+            forms = [f"w{int(k)}" for k in rng.integers(0, 400, size=7)]
+            table, _ = atoms.of_forms([forms])
+            if not np.array_equal(table[PAD:-PAD], forms_atoms(forms)):
+                failures.append(forms)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures

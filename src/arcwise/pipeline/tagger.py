@@ -24,6 +24,7 @@ their version (none: 1); a version this code does not know is refused.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import Any
@@ -88,18 +89,21 @@ def word_atoms(form: str) -> np.ndarray:
 
 class Atoms:
     """The atoms of the words of sentences, memoised per form (a form's atoms never
-    change) as rows of one table; row 0, all zeros, pads the sentences."""
+    change) as rows of one table; row 0, all zeros, pads the sentences.  Safe to share
+    between threads (a server tags requests in several)."""
 
     MAX_FORMS = 2**20  # then forgotten, so that a long-running process stays small
 
     def __init__(self):
         self._row: dict[str, int] = {}
         self._table = np.zeros((1, N_ATOMS), dtype=np.uint64)
+        self._lock = threading.Lock()
 
     def _rows(self, forms: Sequence[str]) -> np.ndarray:
         """The table rows of these forms, new forms' atoms computed and added."""
         if len(self._row) > self.MAX_FORMS:
-            self.__init__()
+            self._row = {}
+            self._table = self._table[:1]
         new = list(dict.fromkeys(f for f in forms if f not in self._row))
         if new:
             start = self._table.shape[0]
@@ -123,8 +127,9 @@ class Atoms:
         np.cumsum(sizes + 2 * PAD, out=offsets[1:])
         where = np.zeros(offsets[-1], dtype=np.int64)  # padding: row 0
         starts = np.repeat(offsets[:-1] + PAD - np.cumsum(sizes) + sizes, sizes)
-        where[starts + np.arange(sizes.sum())] = self._rows([f for s in sentences for f in s])
-        return self._table[where], offsets
+        with self._lock:  # the rows and the table they index change together
+            where[starts + np.arange(sizes.sum())] = self._rows([f for s in sentences for f in s])
+            return self._table[where], offsets
 
 
 @njit(cache=True)
