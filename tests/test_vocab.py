@@ -109,3 +109,18 @@ def test_model_files_without_derived_vocabularies_still_load():
         del data[column]
     restored = Vocabularies.from_dict(data)
     assert len(restored.suffix) == 2 and restored.suffix.frozen
+
+
+def test_the_derived_ids_cache_stays_bounded(monkeypatch):
+    """A long-running parser meets new forms forever: the cache of derived ids forgets
+    (and the ids stay the same)."""
+    import arcwise.vocab as vocab_module
+
+    path = Path(__file__).resolve().parents[1] / "data" / "en_ewt" / "dev.conllu.gz"
+    sentences = list(conllu.read(path))[:200]
+    vocabularies = Vocabularies.build(sentences[:100])
+    before = [vocabularies.encode(s).lower.tolist() for s in sentences]
+    monkeypatch.setattr(vocab_module, "MAX_DERIVED", 50)
+    fresh = Vocabularies.from_dict(vocabularies.to_dict())
+    after = [fresh.encode(s).lower.tolist() for s in sentences]
+    assert after == before and len(fresh._derived) <= 51

@@ -139,6 +139,9 @@ class EncodedSentence(NamedTuple):
     shape: np.ndarray
 
 
+MAX_DERIVED = 2**20  # forms whose derived ids `Vocabularies` keeps, then forgets
+
+
 class Vocabularies:
     """One `Vocabulary` per column of `COLUMNS` (form, lemma, upos, xpos, feats, deprel)
     and of `DERIVED` (lower, suffix, shape)."""
@@ -179,6 +182,8 @@ class Vocabularies:
         """The ids of a form's derived strings (cached: an id never changes once given)."""
         ids = self._derived.get(form)
         if ids is None:
+            if len(self._derived) > MAX_DERIVED:  # a long-running server meets new forms forever
+                self._derived = {ROOT: (ROOT_ID,) * len(DERIVED)}
             lower, suffix, shape = form_signature(form)
             ids = self._derived[form] = (
                 self.lower.id(lower), self.suffix.id(suffix), self.shape.id(shape)
