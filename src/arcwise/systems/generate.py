@@ -230,17 +230,14 @@ def variant_options(name: str) -> tuple[str, ...]:
 
 def dispatch_source(doc: str, kernels: tuple[Kernel, ...], modules: dict[str, ModuleType],
                     oracle: bool, prelude: list[str] = ()) -> str:
-    emitter = Emitter()
     body = Emitter()
-    body.modules = emitter.modules
     for kernel in kernels:
         body.branches(kernel, grouped(kernel.name, modules, oracle), variants=oracle)
-    for module in modules.values():
-        emitter.modules.add(module.__name__)
+    body.modules.update(module.__name__ for module in modules.values())
     names = [constant(n) for n in modules]
     ids_import = [f"from arcwise.systems.ids import {name}" for name in sorted(names)]
     lines = [HEADER + f'"""{doc}"""', "", "from __future__ import annotations", "",
-             "from numba import njit", "", *emitter.imports(), *ids_import, *prelude,
+             "from numba import njit", "", *body.imports(), *ids_import, *prelude,
              *body.lines]
     return "\n".join(lines) + "\n"
 
