@@ -37,7 +37,9 @@ browser:
 
 # The suite runs twice, side by side on two cores: compiled, and with
 # NUMBA_DISABLE_JIT=1, the pure-Python path researchers debug and measure
-# coverage on (its report is printed after the compiled run's).
+# coverage on (its report is printed after the compiled run's).  The second run
+# skips the tests marked end_to_end (command line, service, files, bench
+# scripts): the kernels they call are the unit tests' (tests/conftest.py).
 test: $(STAMP) browser
 	@rm -f .test-pure-python.log
 	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -p no:cacheprovider > .test-pure-python.log 2>&1 & \

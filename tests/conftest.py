@@ -1,7 +1,9 @@
-"""Test-wide settings: CI runs hypothesis derandomised, so a red build is reproducible."""
+"""Test-wide settings: CI runs hypothesis derandomised, so a red build is reproducible; the
+NUMBA_DISABLE_JIT=1 run skips the end-to-end tests (marker `end_to_end`)."""
 
 import os
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
@@ -34,3 +36,22 @@ def _drop_stale_numba_caches() -> None:
 
 
 _drop_stale_numba_caches()
+
+
+PURE_PYTHON = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "end_to_end: a test of the command line, the service, files or a bench "
+        "script; the NUMBA_DISABLE_JIT=1 run skips it (the unit tests check the kernels it "
+        "calls without JIT, and the compiled run covers its plumbing)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not PURE_PYTHON:
+        return
+    skip = pytest.mark.skip(reason="end to end: run by the compiled suite")
+    for item in items:
+        if item.get_closest_marker("end_to_end"):
+            item.add_marker(skip)

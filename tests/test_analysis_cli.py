@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.end_to_end
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "analysis"
 FACTORS = ("sentence_length", "arc_length", "root_distance", "siblings", "upos", "deprel")

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arcwise.analysis.analyze import analyze
 from arcwise.analysis.report import write_report
 from tests.browser import browser  # noqa: F401 -- a fixture
+
+pytestmark = pytest.mark.end_to_end
 
 DATA = Path(__file__).resolve().parent / "data" / "analysis"
 

@@ -11,6 +11,8 @@ import pytest
 
 from tests.cli_run import run
 
+pytestmark = pytest.mark.end_to_end
+
 TESTS = Path(__file__).resolve().parent
 EWT = TESTS.parent / "data" / "en_ewt"
 MALFORMED = sorted((TESTS / "data" / "malformed").glob("*.conll*"))

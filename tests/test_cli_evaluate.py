@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.end_to_end
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path("tests") / "data" / "eval"
 

@@ -19,6 +19,8 @@ from arcwise.train import train
 from tests.cli_run import run
 from tests.ewt import DATA
 
+pytestmark = pytest.mark.end_to_end
+
 TESTS = Path(__file__).resolve().parent
 MALFORMED = sorted((TESTS / "data" / "malformed").glob("*.conll*"))
 GOOD = "1\tIt\tit\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n2\tworks\twork\tVERB\tVBZ\t_\t0\troot\t_\t_\n\n"

@@ -16,6 +16,8 @@ from arcwise.train import train
 from tests.cli_run import run
 from tests.ewt import DATA
 
+pytestmark = pytest.mark.end_to_end
+
 WORD = "{i}\tw{i}\tw\tNOUN\tNN\t_\t{head}\t{label}\t_\t_"
 
 

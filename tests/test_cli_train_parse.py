@@ -14,6 +14,8 @@ from arcwise.parse import Parser
 from arcwise.trees.projectivity import is_projective, is_well_formed
 from arcwise.trees.pseudoprojective import LIFTED
 
+pytestmark = pytest.mark.end_to_end
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
 
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from arcwise.io import conllu
 from tests.ewt import DATA
 from tests.tiny_model import arcwise, one_line
+
+pytestmark = pytest.mark.end_to_end
 
 
 def test_view_refuses_files_of_other_sentences(tmp_path):

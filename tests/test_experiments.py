@@ -23,6 +23,8 @@ from arcwise.experiments.cells import Revision, load_results, migrate, source_re
 from arcwise.experiments.grid import Contrast
 from arcwise.experiments.run import run_grid
 
+pytestmark = pytest.mark.end_to_end
+
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = ROOT / "experiments" / "smoke.toml"
 CLEAN = Revision("0" * 40, False)

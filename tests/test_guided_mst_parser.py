@@ -113,6 +113,7 @@ def test_one_sentence_parses_with_one_guide_tree_as_in_a_batch(guided, data):
         parser.parse(dev_sentences[:2], guide=dev_sentences[:1])
 
 
+@pytest.mark.end_to_end
 def test_a_model_file_without_the_guided_key_loads_unguided(data, tmp_path):
     train_sentences, dev_sentences = data
     parser, _ = train_graph_parser(train_sentences[:5], epochs=1, seed=1, **SMALL)

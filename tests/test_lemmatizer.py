@@ -3,6 +3,7 @@
 import itertools
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
@@ -41,6 +42,7 @@ def test_trained_on_ewt_it_lemmatizes_dev_from_gold_upos():
     assert Lemmatizer.train(unlemmatized) is None
 
 
+@pytest.mark.end_to_end
 def test_the_tagger_fills_missing_lemmas_and_keeps_its_lemmatizer(tmp_path):
     tagger = Tagger.train(read("train", 300), epochs=1)
     assert tagger.lemmatizer is not None

@@ -92,6 +92,7 @@ def test_the_trained_policy_meets_the_configurations_of_training(ewt):
     assert measure_loss_bounds(unseen, STEPS, careful, seed=2).average("upper") == 0
 
 
+@pytest.mark.end_to_end
 def test_command_prints_the_table_columns(tmp_path):
     path = tmp_path / "tiny.conllu"
     path.write_text(conllu(TREES))
@@ -111,6 +112,7 @@ def test_command_prints_the_table_columns(tmp_path):
     assert bad.exit_code != 0
 
 
+@pytest.mark.end_to_end
 def test_command_rejects_other_systems(tmp_path):
     path = tmp_path / "tiny.conllu"
     path.write_text(conllu(TREES))

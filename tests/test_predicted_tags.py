@@ -104,6 +104,7 @@ def test_predicted_tags_need_a_tagger_and_a_parser(data):
                        train_parser=lambda s, d: None)
 
 
+@pytest.mark.end_to_end
 def test_cli_train_tags_predicted(data, tmp_path, capsys, monkeypatch):
     sentences, dev = data
     train_file = tmp_path / "train.conllu"

@@ -12,6 +12,8 @@ from arcwise.experiments.raw_text import run_arcwise, without_tags
 from arcwise.io import conllu
 from tests.ewt import NO_JIT, train_and_dev
 
+pytestmark = pytest.mark.end_to_end
+
 ROOT = Path(__file__).resolve().parents[1]
 N_TRAIN, N_TEST = (16, 3) if NO_JIT else (40, 10)
 TINY = {"tokenizer": {"epochs": 1, "buckets": 2**12}, "tagger": {"epochs": 1, "buckets": 2**10},

@@ -19,6 +19,8 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from arcwise.service import explorer, formats  # noqa: E402
 
+pytestmark = pytest.mark.end_to_end
+
 
 @pytest.fixture(scope="module")
 def client(untagged_tiny_model):  # noqa: F811

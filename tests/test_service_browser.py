@@ -24,6 +24,8 @@ pytest.importorskip("selenium", reason="selenium is not installed")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+pytestmark = pytest.mark.end_to_end
+
 ARCS = """return Array.from(document.querySelectorAll(arguments[0] + ' g.arc')).map(g =>
     [Number(g.dataset.head), Number(g.dataset.dep), g.dataset.label, g.getAttribute('class')]);"""
 

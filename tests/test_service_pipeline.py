@@ -15,6 +15,8 @@ from tests.tiny_model import tiny_pipeline_model  # noqa: F401 -- a fixture
 pytest.importorskip("fastapi", reason="the serve extra is not installed")
 from fastapi.testclient import TestClient  # noqa: E402
 
+pytestmark = pytest.mark.end_to_end
+
 TEXT = ("The dog didn't bark at the mailman. It slept, as dogs do.\n\n"
         "A new paragraph (with brackets) ends here!")
 

@@ -15,6 +15,8 @@ from hypothesis.errors import Unsatisfiable  # noqa: E402
 from schemathesis import GenerationMode  # noqa: E402
 from schemathesis.checks import not_a_server_error  # noqa: E402
 
+pytestmark = pytest.mark.end_to_end
+
 EXAMPLES = 8  # per operation and mode: 10 operations x 2 modes, 160 requests at most
 
 

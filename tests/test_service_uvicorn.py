@@ -16,6 +16,8 @@ import pytest
 
 from tests.tiny_model import SRC, untagged_tiny_model  # noqa: F401 -- a fixture
 
+pytestmark = pytest.mark.end_to_end
+
 pytest.importorskip("uvicorn", reason="the serve extra is not installed")
 
 STARTUP_SECONDS = 240  # loads the compiled kernels from numba's cache (or compiles them)

@@ -10,6 +10,8 @@ from arcwise.errors import ArcwiseError
 from arcwise.io.atomic import atomic_write
 from tests.tiny_model import arcwise, one_line, tiny_model  # noqa: F401 -- a fixture
 
+pytestmark = pytest.mark.end_to_end
+
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mknod needs root")
 
 

@@ -75,6 +75,7 @@ def test_each_fold_is_parsed_by_a_guide_trained_on_the_other_folds(arc_eager, da
 
 @pytest.mark.parametrize("guided_system, guide_name", [("mst", "arc_eager"),
                                                        ("covington-nm", "mst")])
+@pytest.mark.end_to_end
 def test_guided_parser_round_trips_through_one_model_file(guided_system, guide_name, data,
                                                            request, tmp_path):
     guide = request.getfixturevalue(guide_name)
@@ -109,6 +110,7 @@ def test_a_guided_model_cannot_guide_and_plain_files_are_not_guided(arc_eager, d
     assert isinstance(arcwise.load(path), Parser)
 
 
+@pytest.mark.end_to_end
 def test_command_line_trains_a_guided_mst_and_parses_with_it(tmp_path):
     from tests.test_cli_train_parse import arcwise as run_arcwise
 

@@ -249,6 +249,7 @@ def test_misc_attributes_are_merged():
     assert conllu.misc(conllu.with_misc(s, [{}] * 5)) == conllu.misc(s)
 
 
+@pytest.mark.end_to_end
 def test_parse_file_writes_the_trace_into_misc(parsers, data, tmp_path):
     parser = parsers["covington-nm"]
     source = tmp_path / "in.conllu"
@@ -275,6 +276,7 @@ def test_parse_file_writes_the_trace_into_misc(parsers, data, tmp_path):
     assert again.read_bytes() == traced.read_bytes()
 
 
+@pytest.mark.end_to_end
 def test_conllx_gets_the_trace_in_its_tenth_column(parsers, data, tmp_path):
     parser = parsers["arc-eager-nm"]
     source, output = tmp_path / "in.conll", tmp_path / "out.conll"
@@ -307,6 +309,7 @@ def arcwise_cli(*args):
                           capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.end_to_end
 def test_cli_trace(parsers, data, tmp_path):
     model = tmp_path / "m.arcwise"
     parsers["arc-eager-nm"].save(model)

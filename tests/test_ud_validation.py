@@ -15,7 +15,8 @@ from arcwise.cli.main import main
 from tests.ewt import DATA, NO_JIT
 
 BIN = Path(sys.executable).parent
-pytestmark = pytest.mark.skipif(not (BIN / "udvalidate").exists(), reason="udtools not installed")
+pytestmark = [pytest.mark.end_to_end,
+              pytest.mark.skipif(not (BIN / "udvalidate").exists(), reason="udtools not installed")]
 # the whole test file takes ~4 s more to validate; without the JIT, parsing is the slow part
 TEST_SENTENCES = 20 if NO_JIT else 500
 TRAIN_SENTENCES, EPOCHS = (30, 1) if NO_JIT else (150, 2)

@@ -18,7 +18,8 @@ from tests.tiny_model import SRC, arcwise, one_line, tiny_model  # noqa: F401 --
 FULL = "No space left on device"
 TOO_LARGE = "File too large"
 
-pytestmark = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+pytestmark = [pytest.mark.end_to_end,
+              pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")]
 
 
 @pytest.fixture(scope="module")
