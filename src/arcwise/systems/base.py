@@ -161,16 +161,18 @@ class Configuration:
     __slots__ = ("_state", "_key", "system")
 
     def __init__(self, state: np.ndarray, system: TransitionSystem):
-        state = np.array(state, dtype=np.int32, copy=True)
-        state.setflags(write=False)
-        self._state = state
-        self._key = state.tobytes()
+        # private and never written; writable because the compiled kernels take it, and a
+        # read-only array is another argument type: every kernel would compile twice
+        self._state = np.array(state, dtype=np.int32, copy=True)
+        self._key = self._state.tobytes()
         self.system = system
 
     @property
     def state(self) -> np.ndarray:
-        """The read-only state array (see `arcwise.systems.state`)."""
-        return self._state
+        """The state array, read-only (see `arcwise.systems.state`)."""
+        view = self._state.view()
+        view.setflags(write=False)
+        return view
 
     @property
     def n(self) -> int:
@@ -238,7 +240,7 @@ class TransitionSystem:
         return Configuration(self.kernels.initial(n), self)
 
     def is_terminal(self, c: Configuration) -> bool:
-        return bool(self.kernels.is_terminal(c.state))
+        return bool(self.kernels.is_terminal(c._state))
 
     def _legal_ids(self, state: np.ndarray) -> list[int]:
         mask = np.zeros(len(self.kernels.actions), dtype=np.bool_)
@@ -248,7 +250,7 @@ class TransitionSystem:
 
     def legal(self, c: Configuration) -> list[str]:
         """Names of the actions allowed in c (empty in a terminal configuration)."""
-        return [self.kernels.actions[a] for a in self._legal_ids(c.state)]
+        return [self.kernels.actions[a] for a in self._legal_ids(c._state)]
 
     def action_id(self, action: str) -> int:
         try:
@@ -259,20 +261,20 @@ class TransitionSystem:
     def apply(self, c: Configuration, action: str, label: int = -1) -> Configuration:
         """The configuration after `action`; c itself is unchanged."""
         a = self.action_id(action)
-        if a not in self._legal_ids(c.state):
+        if a not in self._legal_ids(c._state):
             raise ValueError(f"{action!r} is not legal in {c!r}")
-        state = c.state.copy()
+        state = c._state.copy()
         self.kernels.apply(state, a, label)
         return Configuration(state, self)
 
     def arc(self, c: Configuration, action: str) -> tuple[int, int] | None:
         """(head, dependent) of the arc `action` would build in c, None if it builds none."""
-        head, dependent = self.kernels.arc(c.state, self.action_id(action))
+        head, dependent = self.kernels.arc(c._state, self.action_id(action))
         return None if dependent < 0 else (int(head), int(dependent))
 
     def heads(self, c: Configuration) -> list[int]:
         """Heads of words 0..n: heads[0] == -1, -1 = no head yet."""
-        return [int(h) for h in st.region(c.state, st.HEADS)]
+        return [int(h) for h in st.region(c._state, st.HEADS)]
 
     # --- the oracle ------------------------------------------------------
 
@@ -307,7 +309,7 @@ class TransitionSystem:
 
     def static_oracle(self, c: Configuration, gold) -> str:
         """The action the static oracle takes in c towards the gold tree."""
-        a = self._need_oracle().static(c.state, self._gold(c, gold))
+        a = self._need_oracle().static(c._state, self._gold(c, gold))
         return self.kernels.actions[a]
 
     def loss(self, c: Configuration, gold, bound: str | None = None) -> int:
@@ -317,22 +319,22 @@ class TransitionSystem:
         takes bound="lower" | "pc-upper" | "upper".
         """
         oracle = self._need_oracle()
-        return int(oracle.loss(c.state, self._gold(c, gold), self._bound(bound)))
+        return int(oracle.loss(c._state, self._gold(c, gold), self._bound(bound)))
 
     def costs(self, c: Configuration, gold, bound: str | None = None) -> dict[str, int]:
         """{legal action: loss(apply(c, a)) - loss(c)}."""
         oracle = self._need_oracle()
         prepared = self._gold(c, gold)
         b = self._bound(bound)
-        legal = self._legal_ids(c.state)
+        legal = self._legal_ids(c._state)
         if oracle.costs is not None:
             out = np.zeros(len(self.kernels.actions), dtype=np.int64)
-            oracle.costs(c.state, prepared, b, out)
+            oracle.costs(c._state, prepared, b, out)
             return {self.kernels.actions[a]: int(out[a]) for a in legal}
-        base = int(oracle.loss(c.state, prepared, b))
+        base = int(oracle.loss(c._state, prepared, b))
         result = {}
         for a in legal:
-            state = c.state.copy()
+            state = c._state.copy()
             self.kernels.apply(state, a, -1)
             result[self.kernels.actions[a]] = int(oracle.loss(state, prepared, b)) - base
         return result
