@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/pipeline.py --treebank DIR [--system arc-eager] [--epochs 15]
         [--tag-folds 10] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
+        [--report]
 
 DIR holds train.conllu(.gz), dev.conllu(.gz) and test.conllu(.gz).  arcwise trains its
 tokenizer, tagger and parser (the parser on jackknifed predicted tags) on train, selects
@@ -10,7 +11,9 @@ epochs on dev, and runs on the plain text of test (`arcwise.experiments.raw_text
 text.  Both outputs are scored by the CoNLL 2018 scorer (udeval from udtools): Tokens,
 Sentences, Words, UPOS, XPOS, UFeats, Lemmas, UAS, LAS, CLAS; end-to-end sentences/s from text to
 CoNLL-U with the model loaded and warm.  arcwise is also scored from the gold tokens of
-test, with its predicted tags and with a parser trained and run on gold tags.
+test, with its predicted tags and with a parser trained and run on gold tags.  --report
+keeps the result in bench/results/pipeline/ and rewrites the pipeline section of RESULTS.md
+from every kept one, with the git revision, machine and load it was measured at.
 
 UDPipe 1 runs in its own environment, never arcwise's (bench/udpipe1.py):
 
@@ -56,7 +59,8 @@ def run_udpipe(python: str, train: Path, dev: Path, workdir: Path) -> dict:
     runner = [python, str(BENCH / "udpipe1.py")]
     model = workdir / "udpipe.model"
     start = time.perf_counter()
-    if not model.exists():
+    trained = not model.exists()
+    if trained:
         subprocess.run([*runner, "train", plain(train, workdir / "train.conllu"),
                         plain(dev, workdir / "dev.conllu"), model], check=True)
     train_seconds = time.perf_counter() - start
@@ -65,7 +69,7 @@ def run_udpipe(python: str, train: Path, dev: Path, workdir: Path) -> dict:
                           capture_output=True, text=True)
     speed = json.loads(done.stdout)
     speed["sentences_per_second"] = speed["sentences"] / max(speed["seconds"], 1e-9)
-    return {"train_seconds": train_seconds, "speed": speed,
+    return {"train_seconds": train_seconds if trained else None, "speed": speed,
             "raw_text": conll18_scores(workdir / "gold.conllu", out)}
 
 
@@ -100,6 +104,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--no-udpipe", action="store_true")
     ap.add_argument("--no-gold-tag-parser", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--report", action="store_true",
+                    help="keep the result and rewrite the pipeline section of RESULTS.md")
     args = ap.parse_args(argv)
     train, dev, test = (split(args.treebank, s) for s in ("train", "dev", "test"))
     if train is None or test is None:
@@ -125,7 +131,45 @@ def main(argv: list[str] | None = None) -> dict:
             except subprocess.CalledProcessError as error:
                 say(f"UDPipe 1 failed ({error}); arcwise's figures only")
     print(json.dumps(result, indent=1) if args.json else table(result))
+    if args.report:
+        keep(result, ["bench/pipeline.py", *(argv if argv is not None else sys.argv[1:])])
     return result
+
+
+RESULTS = BENCH / "results" / "pipeline"
+
+
+def keep(result: dict, command: list[str]) -> None:
+    """Store one treebank's result and rewrite the pipeline section from every stored one."""
+    import os
+
+    import report
+    from arcwise.io.atomic import atomic_write
+
+    result = {**result, "command": " ".join(map(str, command)),
+              "provenance": report.provenance(),
+              "load_average": [round(x, 1) for x in os.getloadavg()]}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    with atomic_write(RESULTS / f"{result['treebank']}.json") as f:
+        f.write(json.dumps(result, indent=1) + "\n")
+    lines = ["## From raw text to trees: arcwise's pipeline beside UDPipe 1", "",
+             "Issue #17: each system trained on the treebank's train split (dev for its epochs "
+             "or heldout data) and run on the plain text of its test split; scores by the "
+             "CoNLL 2018 scorer (udeval); sentences/s from text to CoNLL-U, model loaded."]
+    for path in sorted(RESULTS.glob("*.json")):
+        kept = json.loads(path.read_text())
+        arcwise_seconds = kept["arcwise"]["train_seconds"]
+        udpipe = kept.get("udpipe", {})
+        lines += ["", f"### {kept['treebank']}", "", table(kept), "",
+                  f"- Training: arcwise {arcwise_seconds:,.0f} s (tokenizer, tagger, "
+                  f"{kept['arcwise']['tag_folds']}-fold jackknifed tags, {kept['arcwise']['system']}"
+                  f" parser, {kept['arcwise']['epochs']} epochs)"
+                  + ("" if not udpipe else f"; UDPipe 1 {udpipe['train_seconds']:,.0f} s."
+                     if udpipe["train_seconds"] is not None else "; UDPipe 1: its model was "
+                     "in the work folder already, trained beforehand by bench/udpipe1.py."),
+                  f"- `{kept['command']}` — {kept['provenance']} Load average at the end "
+                  f"(1, 5, 15 min): {', '.join(map(str, kept['load_average']))}."]
+    report.write_section("pipeline", "\n".join(lines))
 
 
 if __name__ == "__main__":

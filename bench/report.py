@@ -24,6 +24,7 @@ SECTIONS = {  # name: the script that writes it
     "stacking": "bench/stacking.py",
     "analysis": "bench/analysis.py",
     "neural": "bench/neural.py",
+    "pipeline": "bench/pipeline.py",
 }
 TITLE = "# arcwise: benchmark results"
 
