@@ -35,20 +35,26 @@ browser:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; } || \
 	echo "chromium/chromedriver unavailable: the report's browser test will be skipped"
 
-# The suite runs twice, side by side on two cores: compiled, and with
+# The suite runs twice, on the two cores at once: compiled, and with
 # NUMBA_DISABLE_JIT=1, the pure-Python path researchers debug and measure
-# coverage on (its report is printed after the compiled run's).  The second run
-# skips the tests marked end_to_end (command line, service, files, bench
-# scripts): the kernels they call are the unit tests' (tests/conftest.py).
+# coverage on.  The second run takes the unit tests only: the tests marked
+# end_to_end (command line, service, files, pipelines, bench scripts) call the
+# same kernels (tests/conftest.py).  Its core then runs the end-to-end tests
+# compiled, while the first runs the compiled unit tests: the two halves take
+# about as long (its report is printed after the first core's).
 test: $(STAMP) browser
-	@rm -f .test-pure-python.log
-	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -p no:cacheprovider > .test-pure-python.log 2>&1 & \
-	pure=$$!; \
-	$(PY) -m pytest; compiled=$$?; \
-	wait $$pure; pure_status=$$?; \
-	echo "== the same suite with NUMBA_DISABLE_JIT=1 =="; cat .test-pure-python.log; \
-	test $$compiled -eq 0 && test $$pure_status -eq 0
+	@rm -f .test-second-core.log
+	{ NUMBA_DISABLE_JIT=1 $(PY) -m pytest -p no:cacheprovider -m "not end_to_end"; pure=$$?; \
+	  echo "== the end-to-end tests, compiled =="; \
+	  $(PY) -m pytest -p no:cacheprovider -m end_to_end; e2e=$$?; \
+	  test $$pure -eq 0 && test $$e2e -eq 0; } > .test-second-core.log 2>&1 & \
+	second=$$!; \
+	$(PY) -m pytest -m "not end_to_end"; compiled=$$?; \
+	wait $$second; second_status=$$?; \
+	echo "== second core: the unit tests with NUMBA_DISABLE_JIT=1, then the end-to-end tests compiled =="; \
+	cat .test-second-core.log; \
+	test $$compiled -eq 0 && test $$second_status -eq 0
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis .test-pure-python.log
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis .test-second-core.log
 	find src -name "*.nb[ic]" -delete

@@ -22,6 +22,8 @@ from tests.cli_run import run
 from tests.ewt import DATA, NO_JIT, train_and_dev
 from tests.test_untagged_input import blanked
 
+pytestmark = pytest.mark.end_to_end
+
 N_TRAIN, N_TEST = (25, 5) if NO_JIT else (200, 40)
 UDEVAL = Path(sys.executable).parent / "udeval"
 
@@ -83,7 +85,6 @@ def test_untagged_conllu_is_tagged_and_tagged_kept(model, tmp_path):
     assert [s.form for s in conllu.read(out)] == [s.form for s in dev]
 
 
-@pytest.mark.end_to_end
 @pytest.mark.skipif(not UDEVAL.exists(), reason="udtools not installed")
 def test_cli_from_raw_text_scored_by_udeval(model, test_slice, tmp_path, capsys, monkeypatch):
     gold, raw = test_slice
@@ -107,7 +108,6 @@ def test_cli_from_raw_text_scored_by_udeval(model, test_slice, tmp_path, capsys,
         ("The", "dog", "barks", "."), ("Cats", "sleep")]
 
 
-@pytest.mark.end_to_end
 def test_cli_train_tagger_and_pipeline_subset(tmp_path, capsys, monkeypatch):
     sentences, dev = train_and_dev(N_TRAIN // 2, 5)
     train_file, dev_file = tmp_path / "train.conllu", tmp_path / "dev.conllu"

@@ -19,6 +19,8 @@ from tests.cli_run import run
 from tests.ewt import NO_JIT, train_and_dev
 from tests.test_untagged_input import blanked
 
+pytestmark = pytest.mark.end_to_end
+
 N_TRAIN, N_DEV, FOLDS = (24, 4, 3) if NO_JIT else (90, 20, 3)
 N_CLI = 8 if NO_JIT else 30
 TAGGER = {"epochs": 2, "buckets": 2**12}
@@ -104,7 +106,6 @@ def test_predicted_tags_need_a_tagger_and_a_parser(data):
                        train_parser=lambda s, d: None)
 
 
-@pytest.mark.end_to_end
 def test_cli_train_tags_predicted(data, tmp_path, capsys, monkeypatch):
     sentences, dev = data
     train_file = tmp_path / "train.conllu"

@@ -68,6 +68,7 @@ def test_tag_changes_only_the_tag_columns(tagger, data):
     assert all(t in tagger.tagsets[0] for t in plain.upos[1:])
     assert conllu.format_sentence(plain).count("\n") == 5
 
+@pytest.mark.end_to_end
 def test_deterministic_and_round_trip(tagger, data):
     train, dev = data
     again = Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14, features=2)

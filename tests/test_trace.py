@@ -321,6 +321,7 @@ def test_cli_trace(parsers, data, tmp_path):
         assert all("Transition=" in m for m in conllu.misc(s)[1:])
 
 
+@pytest.mark.end_to_end
 def test_graph_based_parsers_refuse_to_trace(parsers, data, tmp_path):
     from arcwise.graph.mst_parser import train_graph_parser
 
