@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/pipeline.py --treebank DIR [--system arc-eager] [--epochs 15]
         [--tag-folds 10] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
-        [--report] [--time-only]
+        [--report] [--rerun]
 
 DIR holds train.conllu(.gz), dev.conllu(.gz) and test.conllu(.gz).  arcwise trains its
 tokenizer, tagger and parser (the parser on jackknifed predicted tags) on train, selects
@@ -14,8 +14,9 @@ CoNLL-U with the model loaded and warm.  arcwise is also scored from the gold to
 test, with its predicted tags and with a parser trained and run on gold tags.  --report
 keeps the result in bench/results/pipeline/ and rewrites the pipeline section of RESULTS.md
 from every kept one, with the git revision, machine and load it was measured at.
---time-only (after a run, on a quiet machine) times both systems again, from raw text
-with the models in the work folder, and keeps the new speeds with their own provenance.
+--rerun runs the models in the work folder again from raw text (arcwise's, and UDPipe's
+when its model is there, e.g. trained meanwhile by bench/udpipe1.py), scores and times them,
+and keeps those figures with their own provenance: speeds measured on a quiet machine.
 
 UDPipe 1 runs in its own environment, never arcwise's (bench/udpipe1.py):
 
@@ -109,8 +110,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--report", action="store_true",
                     help="keep the result and rewrite the pipeline section of RESULTS.md")
-    ap.add_argument("--time-only", action="store_true",
-                    help="time the models of an earlier run again (and keep the speeds)")
+    ap.add_argument("--rerun", action="store_true",
+                    help="run, score and time the work folder's models again (see above)")
     args = ap.parse_args(argv)
     train, dev, test = (split(args.treebank, s) for s in ("train", "dev", "test"))
     if train is None or test is None:
@@ -120,9 +121,9 @@ def main(argv: list[str] | None = None) -> dict:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    if args.time_only:
-        return time_again(args, workdir, ["bench/pipeline.py",
-                                          *(argv if argv is not None else sys.argv[1:])])
+    if args.rerun:
+        return rerun(args, workdir, ["bench/pipeline.py",
+                                     *(argv if argv is not None else sys.argv[1:])])
     result = {"treebank": args.treebank.name, "arcwise": run_arcwise(
         train, dev, test, workdir, system=args.system, epochs=args.epochs,
         tag_folds=args.tag_folds, seed=args.seed,
@@ -147,29 +148,26 @@ def main(argv: list[str] | None = None) -> dict:
 RESULTS = BENCH / "results" / "pipeline"
 
 
-def time_again(args, workdir: Path, command: list[str]) -> dict:
-    """The speeds of a kept run measured again with the models in its work folder."""
+def rerun(args, workdir: Path, command: list[str]) -> dict:
+    """A kept run's raw-text figures measured again with the models in its work folder."""
     import arcwise
     import report
     from arcwise.experiments.raw_text import timed_text_run
 
     kept_path = RESULTS / f"{args.treebank.name}.json"
     if not kept_path.exists() or not (workdir / "arcwise.pipeline").exists():
-        sys.exit(f"{args.treebank.name}: no kept run with its models in {workdir} to time")
+        sys.exit(f"{args.treebank.name}: no kept run with its models in {workdir} to rerun")
     kept = json.loads(kept_path.read_text())
+    out = workdir / "arcwise.raw.conllu"
     kept["arcwise"]["speed"] = timed_text_run(arcwise.load(workdir / "arcwise.pipeline"),
-                                              workdir / "test.txt", workdir / "arcwise.raw.conllu")
-    if "udpipe" in kept and (workdir / "udpipe.model").exists():
-        runner = [args.udpipe_python, str(BENCH / "udpipe1.py")]
-        done = subprocess.run([*runner, "run", workdir / "udpipe.model", workdir / "test.txt",
-                               workdir / "udpipe.raw.conllu"], check=True, capture_output=True,
-                              text=True)
-        speed = json.loads(done.stdout)
-        speed["sentences_per_second"] = speed["sentences"] / max(speed["seconds"], 1e-9)
-        kept["udpipe"]["speed"] = speed
-    kept["speed_timing"] = {"command": " ".join(map(str, command)),
-                            "provenance": report.provenance(),
-                            "load_average": [round(x, 1) for x in os.getloadavg()]}
+                                              workdir / "test.txt", out)
+    kept["arcwise"]["raw_text"] = conll18_scores(workdir / "gold.conllu", out)
+    if (workdir / "udpipe.model").exists() and Path(args.udpipe_python).exists():
+        trained = kept.get("udpipe", {}).get("train_seconds")
+        kept["udpipe"] = {**run_udpipe(args.udpipe_python, workdir / "train.conllu",
+                                       workdir / "dev.conllu", workdir), "train_seconds": trained}
+    kept["rerun"] = {"command": " ".join(map(str, command)), "provenance": report.provenance(),
+                     "load_average": [round(x, 1) for x in os.getloadavg()]}
     print(table(kept))
     if args.report:
         store(kept)
@@ -203,16 +201,16 @@ def store(result: dict) -> None:
         udpipe = kept.get("udpipe", {})
         lines += ["", f"### {kept['treebank']}", "", table(kept), "",
                   f"- Training: arcwise {arcwise_seconds:,.0f} s (tokenizer, tagger, "
-                  f"{kept['arcwise']['tag_folds']}-fold jackknifed tags, {kept['arcwise']['system']}"
-                  f" parser, {kept['arcwise']['epochs']} epochs)"
+                  f"{kept['arcwise']['tag_folds']}-fold jackknifed tags, "
+                  f"{kept['arcwise']['system']} parser, {kept['arcwise']['epochs']} epochs)"
                   + ("" if not udpipe else f"; UDPipe 1 {udpipe['train_seconds']:,.0f} s."
                      if udpipe["train_seconds"] is not None else "; UDPipe 1: its model was "
                      "in the work folder already, trained beforehand by bench/udpipe1.py."),
                   f"- `{kept['command']}` — {kept['provenance']} Load average at the end "
                   f"(1, 5, 15 min): {', '.join(map(str, kept['load_average']))}."]
-        if "speed_timing" in kept:
-            timing = kept["speed_timing"]
-            lines += [f"- Speeds measured again by `{timing['command']}` — "
+        if "rerun" in kept:
+            timing = kept["rerun"]
+            lines += [f"- The raw-text rows run, scored and timed again: `{timing['command']}` — "
                       f"{timing['provenance']} Load average at the end (1, 5, 15 min): "
                       f"{', '.join(map(str, timing['load_average']))}."]
     report.write_section("pipeline", "\n".join(lines))
