@@ -38,9 +38,11 @@ def without_tags(sentence):
 
 def transition_parser_trainer(system: str, epochs: int, seed: int,
                               say: Callable[[str], Any], **options: Any) -> Callable:
-    """A `train_pipeline` parser trainer: `arcwise.train.train` with its defaults (dynamic
-    oracle) but for `options`, a line per epoch."""
+    """A `train_pipeline` parser trainer: `arcwise.train.train` with the dynamic oracle (as
+    `arcwise train`) unless `options` say otherwise, a line per epoch."""
     from arcwise.train import train
+
+    options = {"oracle": "dynamic", **options}
 
     def train_parser(sentences, dev):
         return train(system, sentences, dev, epochs=epochs, seed=seed, **options,
