@@ -203,7 +203,7 @@ def store(result: dict) -> None:
                   f"- Training: arcwise {arcwise_seconds:,.0f} s (tokenizer, tagger, "
                   f"{kept['arcwise']['tag_folds']}-fold jackknifed tags, "
                   f"{kept['arcwise']['system']} parser, {kept['arcwise']['epochs']} epochs)"
-                  + ("" if not udpipe else f"; UDPipe 1 {udpipe['train_seconds']:,.0f} s."
+                  + ("." if not udpipe else f"; UDPipe 1 {udpipe['train_seconds']:,.0f} s."
                      if udpipe["train_seconds"] is not None else "; UDPipe 1: its model was "
                      "in the work folder already, trained beforehand by bench/udpipe1.py."),
                   f"- `{kept['command']}` — {kept['provenance']} Load average at the end "
