@@ -11,8 +11,8 @@ split with dev selection, then parses the
 test split with the best epoch's model and prints test UAS/LAS (CoNLL 2018
 rules, punctuation included), the seconds to the best epoch and in all, and
 parse speed (sentences/s, encoding and stepping, the network on `--parse-threads`
-threads, by default `--threads`).  Defaults: the bundled English-EWT, gold tags.  --report keeps each
-result in bench/results/neural/ and rewrites the neural section of RESULTS.md
+threads, by default `--threads`).  Defaults: the bundled English-EWT, gold tags.
+--report keeps each result in bench/results/neural/ and rewrites the neural section of RESULTS.md
 from every kept one, with the git revision and machine it was measured on.
 """
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -106,7 +105,7 @@ def main() -> int:
             import report
 
             rows[-1]["provenance"] = report.provenance()
-            rows[-1]["load_average"] = [round(x, 1) for x in os.getloadavg()]
+            rows[-1]["load_average"] = report.load_average()
             keep(rows[-1])
     return 0
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -121,9 +120,9 @@ def main(argv: list[str] | None = None) -> dict:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    command = ["bench/pipeline.py", *(argv if argv is not None else sys.argv[1:])]
     if args.rerun:
-        return rerun(args, workdir, ["bench/pipeline.py",
-                                     *(argv if argv is not None else sys.argv[1:])])
+        return rerun(args, workdir, command)
     result = {"treebank": args.treebank.name, "arcwise": run_arcwise(
         train, dev, test, workdir, system=args.system, epochs=args.epochs,
         tag_folds=args.tag_folds, seed=args.seed,
@@ -141,7 +140,7 @@ def main(argv: list[str] | None = None) -> dict:
                 say(f"UDPipe 1 failed ({error}); arcwise's figures only")
     print(json.dumps(result, indent=1) if args.json else table(result))
     if args.report:
-        keep(result, ["bench/pipeline.py", *(argv if argv is not None else sys.argv[1:])])
+        store({**result, **stamp(command)})
     return result
 
 
@@ -151,7 +150,6 @@ RESULTS = BENCH / "results" / "pipeline"
 def rerun(args, workdir: Path, command: list[str]) -> dict:
     """A kept run's raw-text figures measured again with the models in its work folder."""
     import arcwise
-    import report
     from arcwise.experiments.raw_text import timed_text_run
 
     kept_path = RESULTS / f"{args.treebank.name}.json"
@@ -166,21 +164,19 @@ def rerun(args, workdir: Path, command: list[str]) -> dict:
         trained = kept.get("udpipe", {}).get("train_seconds")
         kept["udpipe"] = {**run_udpipe(args.udpipe_python, workdir / "train.conllu",
                                        workdir / "dev.conllu", workdir), "train_seconds": trained}
-    kept["rerun"] = {"command": " ".join(map(str, command)), "provenance": report.provenance(),
-                     "load_average": [round(x, 1) for x in os.getloadavg()]}
+    kept["rerun"] = stamp(command)
     print(table(kept))
     if args.report:
         store(kept)
     return kept
 
 
-def keep(result: dict, command: list[str]) -> None:
-    """Store one treebank's result and rewrite the pipeline section from every stored one."""
+def stamp(command: list[str]) -> dict:
+    """The command, provenance and load average of figures measured now."""
     import report
 
-    store({**result, "command": " ".join(map(str, command)),
-           "provenance": report.provenance(),
-           "load_average": [round(x, 1) for x in os.getloadavg()]})
+    return {"command": " ".join(map(str, command)), "provenance": report.provenance(),
+            "load_average": report.load_average()}
 
 
 def store(result: dict) -> None:

@@ -92,6 +92,11 @@ def git_revision() -> str:
         return "unknown"
 
 
+def load_average() -> list[float]:
+    """The load averages over 1, 5 and 15 minutes, to a tenth: how shared the cores were."""
+    return [round(x, 1) for x in os.getloadavg()]
+
+
 def provenance() -> str:
     """One line: date, machine, versions of arcwise (git), numba and Python."""
     import numba
