@@ -53,16 +53,22 @@ def _handler(signum: int, frame) -> None:
 @contextmanager
 def installed() -> Iterator[None]:
     """Within the block, SIGINT, SIGTERM and SIGHUP raise `Interrupted` (deferred inside
-    `deferred` blocks); the previous handlers come back after it.  Main thread only."""
+    `deferred` blocks); the previous handlers come back after it.  A signal the process
+    inherited as ignored stays ignored, as Python leaves an ignored SIGINT.  Main thread
+    only."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {s: signal.signal(s, _handler) for s in SIGNALS}
+    previous = {s: signal.getsignal(s) for s in SIGNALS}
+    for s, handler in previous.items():
+        if handler is not signal.SIG_IGN:  # ignored stays ignored (nohup, `&` in a script)
+            signal.signal(s, _handler)
     try:
         yield
     finally:
         for s, handler in previous.items():
-            signal.signal(s, handler)
+            if handler is not None:  # None: set outside Python, cannot be put back
+                signal.signal(s, handler)
 
 
 @contextmanager
