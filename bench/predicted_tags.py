@@ -6,7 +6,7 @@
 
 Everything is trained on DIR's train split with fixed epochs and scored on its dev split,
 which selects nothing (the epoch kept is the last): the tagger (UPOS, XPOS, UFeats
-accuracy on dev), an arc-eager parser trained on jackknifed predicted tags
+accuracy on dev), an arc-eager parser (dynamic oracle, as `arcwise train`) trained on jackknifed predicted tags
 (`arcwise.pipeline.training.train_pipeline`, `--tag-folds` folds) and run on dev tagged by
 that tagger, and, unless --no-gold-tag-parser, the same parser trained and run on gold tags.
 Reported: the tag accuracies (%), LAS with predicted and with gold tags, their gap.
@@ -21,11 +21,10 @@ import time
 from pathlib import Path
 
 from arcwise.eval.metrics import evaluate
-from arcwise.experiments.raw_text import without_tags
+from arcwise.experiments.raw_text import transition_parser_trainer, without_tags
 from arcwise.io import read_treebank
 from arcwise.pipeline.predicted_tags import tag_accuracy
 from arcwise.pipeline.training import train_pipeline
-from arcwise.train import train
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -53,11 +52,13 @@ def main(argv: list[str] | None = None) -> dict:
     sentences = list(read_treebank(split(args.treebank, "train")))
     dev = list(read_treebank(split(args.treebank, "dev")))
 
-    def train_parser(train_sentences, _):
-        return train("arc-eager", train_sentences, epochs=args.epochs, seed=args.seed)
-
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
+
+    train_with_dev = transition_parser_trainer("arc-eager", args.epochs, args.seed, say)
+
+    def train_parser(train_sentences, _):  # no dev: the last epoch is kept
+        return train_with_dev(train_sentences, None)
 
     start = time.perf_counter()
     nlp, log = train_pipeline(sentences, None, ("tagger", "parser"), train_parser=train_parser,
