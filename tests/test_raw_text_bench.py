@@ -48,3 +48,24 @@ def test_scores_from_raw_text(tmp_path, monkeypatch):
     finally:
         sys.modules.pop("pipeline", None)
     assert table.count("\n") == 4 and "| arcwise, raw text |" in table
+
+
+def test_predicted_tags_bench_measures_the_gap(tmp_path, monkeypatch, capsys):
+    """bench/predicted_tags.py on a tiny treebank: tag accuracies, both LAS and their gap."""
+    train, dev = train_and_dev(N_TRAIN, N_TEST)
+    conllu.write(tmp_path / "train.conllu", train)
+    conllu.write(tmp_path / "dev.conllu", dev)
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import predicted_tags
+
+    try:
+        result = predicted_tags.main(["--treebank", str(tmp_path), "--tag-folds", "2",
+                                      "--epochs", "1", "--json"])
+    finally:
+        sys.modules.pop("predicted_tags", None)
+        sys.modules.pop("pipeline", None)
+    assert "parser arc-eager epoch 1" in capsys.readouterr().err
+    assert set(result["dev_tag_accuracy"]) == {"upos", "xpos", "feats"}
+    assert all(0 < a <= 100 for a in result["dev_tag_accuracy"].values())
+    assert 0 <= result["las_predicted_tags"] <= 100 and 0 <= result["las_gold_tags"] <= 100
+    assert result["gap"] == pytest.approx(result["las_gold_tags"] - result["las_predicted_tags"])
