@@ -10,7 +10,7 @@ import pytest
 
 import arcwise
 from arcwise.io import conllu
-from arcwise.pipeline.predicted_tags import jackknifed, tag_accuracy
+from arcwise.pipeline.predicted_tags import jackknifed, tag_accuracy, with_gold_columns
 from arcwise.pipeline.tagger import Tagger
 from arcwise.pipeline.training import train_pipeline
 from arcwise.stacking import folds_of
@@ -97,6 +97,18 @@ def test_the_same_seed_gives_the_same_tags(data, trained):
                        train_tagger=lambda s: Tagger.train(s, dev, seed=3, **TAGGER))
     assert [(s.upos, s.xpos, s.feats) for s in again] == [
         (s.upos, s.xpos, s.feats) for s in given["train"]]
+
+
+def test_with_gold_columns_puts_back_only_the_columns_asked(data):
+    gold = data[1]
+    predicted = [blanked(s) for s in gold]
+    upos_only = with_gold_columns(predicted, gold, ["upos"])
+    assert tag_accuracy(upos_only, gold)["upos"] == 100.0
+    assert [s.xpos for s in upos_only] == [s.xpos for s in predicted]
+    assert [s.feats for s in upos_only] == [s.feats for s in predicted]
+    assert tag_accuracy(with_gold_columns(predicted, gold, ["upos", "xpos", "feats"]), gold) \
+        == {"upos": 100.0, "xpos": 100.0, "feats": 100.0}
+    assert with_gold_columns(predicted, gold, []) == predicted
 
 
 def test_predicted_tags_need_a_tagger_and_a_parser(data):

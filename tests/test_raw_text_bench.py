@@ -69,3 +69,6 @@ def test_predicted_tags_bench_measures_the_gap(tmp_path, monkeypatch, capsys):
     assert all(0 < a <= 100 for a in result["dev_tag_accuracy"].values())
     assert 0 <= result["las_predicted_tags"] <= 100 and 0 <= result["las_gold_tags"] <= 100
     assert result["gap"] == pytest.approx(result["las_gold_tags"] - result["las_predicted_tags"])
+    for key in ("gold_upos", "gold_xpos_feats", "gold_tags"):
+        assert 0 <= result[f"las_predicted_tag_parser_{key}"] <= 100
+    assert 0 <= result["las_gold_tag_parser_predicted_tags"] <= 100

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arcwise.corpus import Sentence
+from arcwise.io.conllu import with_columns
 from arcwise.pipeline.tagger import Tagger
 from arcwise.stacking import folds_of
 from arcwise.vocab import TAG_COLUMNS
@@ -70,3 +71,11 @@ def tag_accuracy(predicted: Sequence[Sentence], gold: Sequence[Sentence]) -> dic
     return {c: 100 * sum(a == b for p, g in zip(predicted, gold)
                          for a, b in zip(getattr(p, c)[1:], getattr(g, c)[1:])) / max(words, 1)
             for c in TAG_COLUMNS}
+
+
+def with_gold_columns(predicted: Sequence[Sentence], gold: Sequence[Sentence],
+                      columns: Sequence[str]) -> list[Sentence]:
+    """The predicted sentences with the gold values in `columns` (some of upos, xpos,
+    feats): which tagging errors cost the parser what."""
+    return [with_columns(p, **{c: getattr(g, c) for c in columns}) if columns else p
+            for p, g in zip(predicted, gold)]
