@@ -22,6 +22,7 @@ from arcwise.experiments import report, tables
 from arcwise.experiments.cells import Revision, load_results, migrate, source_revision
 from arcwise.experiments.grid import Contrast
 from arcwise.experiments.run import run_grid
+from tests.signal_dispositions import dispositions
 
 pytestmark = pytest.mark.end_to_end
 
@@ -152,7 +153,8 @@ def smoke(tmp_path_factory):
     command = [sys.executable, "-m", "arcwise", "experiment", str(SMOKE), "-o", str(out),
                "--allow-dirty"]
     killed = subprocess.Popen(command + ["--workers", "1"], cwd=ROOT, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+                              stderr=subprocess.PIPE, text=True, start_new_session=True,
+                              preexec_fn=dispositions())
     deadline = time.monotonic() + 600
     while not list(out.glob("*.json")) and killed.poll() is None \
             and time.monotonic() < deadline:
@@ -402,3 +404,19 @@ def test_a_grid_runs_unchanged_on_treebanks_it_does_not_name(tmp_path):
                   "-o", tmp_path / "out2")
     assert run.returncode == 2 and run.stderr.count("\n") == 1
     assert "treebank 'not_a_treebank': no train files" in run.stderr
+
+
+def test_a_local_worker_leaves_an_ignored_ctrl_c_ignored():
+    """A run in the background of a script ignores Ctrl-C, its workers too; otherwise a
+    worker ends quietly on Ctrl-C (the main process reports what was kept)."""
+    from arcwise.experiments import runners
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        runners._end_quietly_on_interrupt()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        runners._end_quietly_on_interrupt()
+        assert callable(signal.getsignal(signal.SIGINT))
+    finally:
+        signal.signal(signal.SIGINT, previous)

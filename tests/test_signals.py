@@ -13,6 +13,7 @@ import pytest
 
 from arcwise.io import conllu
 from tests.ewt import NO_JIT
+from tests.signal_dispositions import SIGNALS, dispositions
 from tests.tiny_model import SRC, one_line, tiny_model  # noqa: F401 -- a fixture
 
 TEST = SRC.parent / "data" / "en_ewt" / "test.conllu.gz"
@@ -27,23 +28,15 @@ def large_input(tmp_path_factory):
     return path
 
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
 @contextlib.contextmanager
 def started_parse(model, source, directory, ignored=()):
     """A running `arcwise parse MODEL SOURCE -o out.conllu` in `directory`, killed if the
-    test fails before it ends.  It starts with the signals in `ignored` ignored and the
-    others at their defaults, as a terminal's foreground job, whatever the test runner
-    inherited (CI may run the suite with SIGINT ignored)."""
-
-    def dispositions():
-        for signum in SIGNALS:
-            signal.signal(signum, signal.SIG_IGN if signum in ignored else signal.SIG_DFL)
-
+    test fails before it ends; it starts with the signals in `ignored` ignored, the others
+    at their defaults."""
     env = dict(os.environ, PYTHONPATH=str(SRC))
     command = [sys.executable, "-m", "arcwise", "parse", "-m", model, source, "-o", "out.conllu"]
-    process = subprocess.Popen(command, cwd=directory, env=env, preexec_fn=dispositions,
+    process = subprocess.Popen(command, cwd=directory, env=env,
+                               preexec_fn=dispositions(ignored),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         yield process

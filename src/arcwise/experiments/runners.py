@@ -77,8 +77,10 @@ def run_dask(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
 
 def _end_quietly_on_interrupt() -> None:
     """In a local worker: Ctrl-C (the whole process group gets it) ends the worker without a
-    traceback; the main process says what was kept."""
-    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signum))
+    traceback; the main process says what was kept.  An ignored SIGINT (the run in the
+    background of a script) stays ignored, as in the main process."""
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signum))
 
 
 def _collect(finished: Iterable, futures: dict, on_result: OnResult) -> list[CellError]:
