@@ -291,3 +291,43 @@ def test_precomputed_first_layers_equal_the_concatenated_mlps():
     transition, label = network.mlp_scores(network.first_layers(vectors), index)
     assert torch.allclose(transition, network.transition(concatenated), atol=1e-5)
     assert torch.allclose(label, network.label(concatenated), atol=1e-5)
+
+
+def test_the_learning_rate_decays_as_dozat_and_manning():
+    """rate * decay ** (updates / decay_updates) after each update; none by default; a decay
+    out of (0, 1] is refused."""
+    from arcwise.models.bilstm import Sizes, decayed
+
+    weight = torch.nn.Parameter(torch.zeros(2))
+    optimizer = torch.optim.Adam([weight], lr=0.01)
+    assert decayed(optimizer, Sizes()) is None
+    schedule = decayed(optimizer, Sizes(decay=0.75, decay_updates=2))
+    for _ in range(4):
+        weight.sum().backward()
+        optimizer.step()
+        schedule.step()
+    assert optimizer.param_groups[0]["lr"] == pytest.approx(0.01 * 0.75 ** 2)
+    for bad in ({"decay": 0.0}, {"decay": 1.5}, {"decay_updates": 0}):
+        with pytest.raises(ValueError, match="decay"):
+            Sizes(**bad)
+
+
+def test_decay_trains_both_neural_models_and_is_recorded(data):
+    from arcwise.graph.biaffine_parser import train_biaffine
+
+    parser, log = tiny_train("arc-hybrid", data, decay=0.5, decay_updates=1)
+    assert log["hyperparameters"]["sizes"]["decay"] == 0.5
+    assert parser.scorer.optimizer.param_groups[0]["lr"] < 1e-3 * 0.5 ** 3
+    _, log = train_biaffine(data[0], data[1], epochs=1, seed=1,
+                            neural={**TINY, "arc": 8, "label": 4, "decay": 0.5})
+    assert log["hyperparameters"]["sizes"]["decay"] == 0.5
+
+
+@pytest.mark.skipif(NO_JIT, reason="the compiled run covers the command line")
+def test_cli_refuses_a_decay_out_of_range(tmp_path):
+    treebank = tmp_path / "small.conllu"
+    treebank.write_text("".join("\n".join(s.lines) + "\n\n" for s in train_and_dev(2, 0)[0]))
+    refused = run_cli("train", "--system", "arc-hybrid", "--model", "bilstm", "--neural",
+                      "decay=1.5", "--train", treebank, "-o", tmp_path / "m.arcwise")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "decay 1.5" in refused.stderr

@@ -274,7 +274,9 @@ def register(app: typer.Typer) -> None:
             [], "--neural", metavar="KEY=VALUE",
             help="--model bilstm or biaffine: a network or training option (repeatable): "
             "word, suffix, shape, tag (embedding sizes), lstm, layers, word_dropout, "
-            "learning_rate, batch_sentences, threads; bilstm: hidden, aggressive_p; "
+            "learning_rate, decay and decay_updates (the rate times decay every "
+            "decay_updates updates; default none), batch_sentences, threads; bilstm: "
+            "hidden, aggressive_p; "
             "biaffine: arc, label, dropout.",
         ),
     ) -> None:
@@ -375,7 +377,8 @@ def parse_neural(pairs: list[str], model: str) -> dict:
     from arcwise.models.biaffine import BiaffineSizes
     from arcwise.models.bilstm import Sizes
 
-    known = {f.name: f.type for f in fields(BiaffineSizes if model == "biaffine" else Sizes)}
+    sizes = BiaffineSizes if model == "biaffine" else Sizes
+    known = {f.name: f.type for f in fields(sizes)}
     known.update(batch_sentences="int", threads="int")
     if model == "bilstm":
         known.update(aggressive_p="float")
@@ -388,6 +391,10 @@ def parse_neural(pairs: list[str], model: str) -> dict:
             options[key] = float(value) if known[key] in (float, "float") else int(value)
         except ValueError:
             raise ArcwiseError(f"--neural {pair}: {value!r} is not a number") from None
+    try:  # values out of range
+        sizes(**{k: v for k, v in options.items() if k in {f.name for f in fields(sizes)}})
+    except ValueError as error:
+        raise ArcwiseError(f"--neural: {error}") from None
     return options
 
 

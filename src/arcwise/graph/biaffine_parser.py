@@ -22,7 +22,8 @@ from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
 from arcwise.graph.eisner import eisner
 from arcwise.io import annotate
 from arcwise.models import modelfile
-from arcwise.models.bilstm import encoder_inputs, form_counts, need_torch, vocabulary_sizes
+from arcwise.models.bilstm import (decayed, encoder_inputs, form_counts, need_torch,
+                                    vocabulary_sizes)
 from arcwise.pipeline.text_api import AnnotatesText
 from arcwise.trace import NOT_TRANSITION_BASED
 from arcwise.trees.projectivity import is_well_formed
@@ -237,6 +238,7 @@ def train_biaffine(
     labels = list(vocabularies.deprel)
     network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(labels), sizes)
     optimizer = torch.optim.Adam(network.parameters(), lr=sizes.learning_rate, betas=(0.9, 0.9))
+    schedule = decayed(optimizer, sizes)
     log = log_header("mst", sentences, len(sentences) - len(well_formed), 0, list(usable), None,
                      {"model": "biaffine", "decoder": decoder, "epochs": epochs, "seed": seed,
                       "sizes": dataclasses.asdict(sizes), "batch_sentences": batch_sentences,
@@ -245,7 +247,7 @@ def train_biaffine(
                             log["hyperparameters"], training_data_sha256=data_sha256(sentences))
     batch = Batch(sentences, vocabularies)
     dev_batch = Batch(dev, vocabularies) if dev else None
-    epochs_of = BiaffineEpochs(network, optimizer, batch, usable, len(labels), sizes,
+    epochs_of = BiaffineEpochs(network, optimizer, schedule, batch, usable, len(labels), sizes,
                                batch_sentences, seed, form_counts(batch.words, vocabularies))
     return run_epochs(epochs_of, parser, log, epochs=epochs, trained_sentences=len(usable),
                       score_dev=(lambda: score_parser(parser, dev, dev_batch)) if dev else None,
@@ -257,9 +259,10 @@ class BiaffineEpochs:
     entropy of each word's head and of its gold arc's label, over batches of sentences
     of similar lengths; snapshots are copies of the network's weights."""
 
-    def __init__(self, network, optimizer, batch, usable: np.ndarray, n_labels: int, sizes,
-                 batch_sentences: int, seed: int, counts: np.ndarray):
+    def __init__(self, network, optimizer, schedule, batch, usable: np.ndarray, n_labels: int,
+                 sizes, batch_sentences: int, seed: int, counts: np.ndarray):
         self.network, self.optimizer, self.batch, self.usable = network, optimizer, batch, usable
+        self.schedule = schedule  # of the learning rate (`bilstm.decayed`), or None
         self.n_labels, self.sizes, self.batch_sentences = n_labels, sizes, batch_sentences
         self.seed, self.counts = seed, counts
         self.lengths = np.array([batch.offsets[k + 1] - batch.offsets[k] - 1 for k in usable])
@@ -299,6 +302,8 @@ class BiaffineEpochs:
             loss.backward()
             torch.nn.utils.clip_grad_norm_(network.parameters(), 5.0)
             self.optimizer.step()
+            if self.schedule is not None:
+                self.schedule.step()
             total_loss += float(loss.detach()) * len(indices)
         network.eval()
         return {"loss": round(total_loss / max(len(usable), 1), 6)}

@@ -57,6 +57,24 @@ class Sizes:
     hidden: int = 100  # each MLP's hidden layer
     word_dropout: float = 0.25  # a in a / (a + count)
     learning_rate: float = 1e-3
+    # the rate after t updates: learning_rate * decay ** (t / decay_updates) (Dozat &
+    # Manning 2017: 0.75 and 5,000); 1.0 keeps it constant
+    decay: float = 1.0
+    decay_updates: int = 5000
+
+    def __post_init__(self):
+        if not 0 < self.decay <= 1 or self.decay_updates < 1:
+            raise ValueError(f"decay {self.decay} every {self.decay_updates} updates: "
+                             "use a decay in (0, 1] and at least 1 update")
+
+
+def decayed(optimizer, sizes: Sizes):
+    """The scheduler that decays the optimizer's learning rate as `sizes` says (step it
+    after each update), or None when the rate stays constant."""
+    if sizes.decay == 1.0:
+        return None
+    return torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda updates: sizes.decay ** (updates / sizes.decay_updates))
 
 
 class Encoder(nn.Module if nn is not None else object):
@@ -180,6 +198,7 @@ class BiLSTMScorer:
         column = {int(a): k for k, a in enumerate(classes.column_action)}
         self.column_of_class = torch.tensor([column[int(a)] for a in classes.transition])
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=sizes.learning_rate)
+        self.schedule = decayed(self.optimizer, sizes)
         self.form_counts: np.ndarray | None = None
         self.rng = np.random.default_rng(seed)
 
@@ -235,6 +254,8 @@ class BiLSTMScorer:
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
+        if self.schedule is not None:
+            self.schedule.step()
         return float(loss.detach())
 
     # --- model files -------------------------------------------------------
