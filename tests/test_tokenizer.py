@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from arcwise.io import conllu
+from arcwise.pipeline import web_addresses
 from arcwise.pipeline.tokenizer import (
     NONE,
     SENTENCE,
@@ -81,3 +82,49 @@ def test_model_arrays_round_trip(tokenizer):
     assert np.array_equal(again.weights.transition, tokenizer.weights.transition)
     text = "Mr. Smith went to Washington. He didn't stay."
     assert again.tokenize(text) == tokenizer.tokenize(text)
+
+
+def test_web_addresses_are_found_without_trailing_punctuation():
+    text = ("See http://www.gulf-news.com/news.asp?ID=97508. Mail (john.smith@enron.com), "
+            "or www.x.org/a_(b)!")
+    assert [text[a:b] for a, b in web_addresses.spans(text)] == [
+        "http://www.gulf-news.com/news.asp?ID=97508", "john.smith@enron.com", "www.x.org/a_(b)"]
+    assert web_addresses.spans("No address: e.g. U.S., a@b or 9/11.") == []
+
+
+def treebank_text(*sentences_tokens):
+    """training_text of sentences given as their tokens, a space after each but those
+    ending in "~" (SpaceAfter=No)."""
+    def line(k, token):
+        misc = "SpaceAfter=No" if token.endswith("~") else "_"
+        return f"{k}\t{token.rstrip('~')}\t_\t_\t_\t_\t_\t_\t_\t{misc}"
+
+    blocks = ["\n".join(line(k, t) for k, t in enumerate(tokens, 1)) for tokens in sentences_tokens]
+    return training_text([conllu.parse_block(b) for b in blocks])
+
+
+def test_the_treebank_says_whether_addresses_stay_whole():
+    text, labels, _ = treebank_text(["go", "to", "www.x.com/a-b", "now", "."],
+                                    ["mail", "a.b@c.org", "."])
+    assert web_addresses.kept_whole(text, labels != NONE)
+    text, labels, _ = treebank_text(["go", "to", "www.x.com~", "/~", "a-b", "now", "."],
+                                    ["mail", "a.b~", "@~", "c.org", "."])
+    assert "www.x.com/a-b" in text and "a.b@c.org" in text
+    assert not web_addresses.kept_whole(text, labels != NONE)
+    text, labels, _ = treebank_text(["no", "address", "."])
+    assert web_addresses.kept_whole(text, labels != NONE)
+
+
+def test_addresses_are_one_token_each(tokenizer):
+    assert tokenizer.whole_addresses  # the EWT slice keeps its addresses whole, or has none
+    got = tokenizer.tokenize("Read http://www.gulf-news.com/Articles/news.asp?ArticleID=97508. "
+                             "Or write to (john.smith@enron.com) today.")
+    surfaces = [t[0] for s in got for t in s]
+    assert "http://www.gulf-news.com/Articles/news.asp?ArticleID=97508" in surfaces
+    assert "john.smith@enron.com" in surfaces
+    at = surfaces.index("john.smith@enron.com")
+    assert surfaces[at - 1 : at + 2] == ["(", "john.smith@enron.com", ")"]
+    arrays, meta = tokenizer.saved()
+    assert Tokenizer.from_saved(arrays, meta, "model").whole_addresses
+    del meta["whole_addresses"]  # a model file from before the rule: tokenizes as it did
+    assert not Tokenizer.from_saved(arrays, meta, "model").whole_addresses

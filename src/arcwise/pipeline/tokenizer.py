@@ -20,6 +20,9 @@ gap, the whole chunk) and the next chunk -- what a gap before ``.`` needs to
 tell ``Mr.`` from ``mat.``.  The decisions are independent of each other,
 so one compiled pass classifies a whole text.
 
+URLs and e-mail addresses are kept whole (`arcwise.pipeline.web_addresses`) unless the
+treebank splits them.
+
 Multiword tokens come from the treebank's own range lines: a surface form
 seen as a multiword token more often than not (``don't`` -> ``do n't``,
 ``del`` -> ``de el``) is split into its most frequent words (`MultiwordSplits`).
@@ -41,6 +44,7 @@ from arcwise.errors import ArcwiseError
 from arcwise.io.conllu import MISC, Token
 from arcwise.models import perceptron as pc
 from arcwise.models.hashing import combine
+from arcwise.pipeline import web_addresses
 from arcwise.pipeline.classifier import arrays_of, new_perceptron, table_rows, weights_from
 
 CLASSES = ("none", "token", "sentence")
@@ -383,9 +387,10 @@ class Tokenizer:
 
     def __init__(self, weights: pc.Weights, multiwords: MultiwordSplits,
                  hyperparameters: dict[str, Any] | None = None,
-                 scores: dict[str, Any] | None = None):
+                 scores: dict[str, Any] | None = None, *, whole_addresses: bool = False):
         self.weights = weights
         self.multiwords = multiwords
+        self.whole_addresses = whole_addresses  # URLs and e-mail addresses: one token each
         self.hyperparameters = dict(hyperparameters or {})
         self.scores = dict(scores or {})
 
@@ -432,7 +437,8 @@ class Tokenizer:
                 best, best_weights = score, averaged
         hyperparameters = {"epochs": epochs, "buckets": buckets, "seed": seed}
         return cls(best_weights, MultiwordSplits.learn(tokenized), hyperparameters,
-                   {"epochs": log})
+                   {"epochs": log},
+                   whole_addresses=web_addresses.kept_whole(text, labels != NONE))
 
     def tokenize(self, text: str) -> list[list[Token]]:
         """The sentences of `text`, each a list of tokens (surface, words, space after).
@@ -450,6 +456,12 @@ class Tokenizer:
         encoded = EncodedText(text)
         with interrupts.deferred():
             gaps = classify(*encoded.arrays(), self.weights)
+        if self.whole_addresses:
+            for start, end in web_addresses.spans(text):
+                gaps[start : end - 1] = NONE
+                gaps[end - 1] = max(gaps[end - 1], TOKEN)
+                if start and gaps[start - 1] == NONE:
+                    gaps[start - 1] = TOKEN
         kinds = encoded.kinds
         n = len(text)
         word = kinds != SPACE
@@ -480,6 +492,7 @@ class Tokenizer:
         """(arrays, metadata) of this tokenizer in a model file; array names prefixed."""
         meta = {"kind": "tokenizer", "classes": list(CLASSES),
                 "multiwords": self.multiwords.to_json(),
+                "whole_addresses": self.whole_addresses,
                 "hyperparameters": self.hyperparameters, "scores": self.scores}
         return arrays_of(self.weights, prefix), meta
 
@@ -490,7 +503,11 @@ class Tokenizer:
             raise ArcwiseError(f"{source}: corrupt model file (bad tokenizer metadata)")
         weights = weights_from(arrays, CLASSES, source, prefix)
         multiwords = MultiwordSplits.from_json(meta.get("multiwords"), source)
-        return cls(weights, multiwords, meta.get("hyperparameters"), meta.get("scores"))
+        whole_addresses = meta.get("whole_addresses", False)  # absent: an older file
+        if not isinstance(whole_addresses, bool):
+            raise ArcwiseError(f"{source}: corrupt model file (bad tokenizer metadata)")
+        return cls(weights, multiwords, meta.get("hyperparameters"), meta.get("scores"),
+                   whole_addresses=whole_addresses)
 
 
 def _paragraphs(text: str) -> Iterator[str]:
