@@ -90,6 +90,7 @@ def test_web_addresses_are_found_without_trailing_punctuation():
     assert [text[a:b] for a, b in web_addresses.spans(text)] == [
         "http://www.gulf-news.com/news.asp?ID=97508", "john.smith@enron.com", "www.x.org/a_(b)"]
     assert web_addresses.spans("No address: e.g. U.S., a@b or 9/11.") == []
+    assert web_addresses.spans("<mailto:a.b@c.org>") == [(1, 17)]
 
 
 def treebank_text(*sentences_tokens):

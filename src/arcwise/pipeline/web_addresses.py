@@ -16,7 +16,7 @@ import numpy as np
 
 PATTERN = re.compile(
     r"(?:(?:https?|ftp)://|www\.)[^\s<>\"]+"  # a URL
-    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+",  # an e-mail address
+    r"|(?:mailto:)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+",  # an e-mail address
     re.IGNORECASE)
 TRAILING = ".,;:!?'\")]}"
 OPENING = {")": "(", "]": "[", "}": "{"}
