@@ -17,6 +17,9 @@ from every kept one, with the git revision, machine and load it was measured at.
 --rerun runs the models in the work folder again from raw text (arcwise's, and UDPipe's
 when its model is there, e.g. trained meanwhile by bench/udpipe1.py), scores and times them,
 and keeps those figures with their own provenance: speeds measured on a quiet machine.
+UDPipe's model is udpipe.model, or the three models of its training in stages
+(udpipe.tokenizer.model, udpipe.tagger.model, udpipe.parser.model: bench/udpipe1.py says
+how), for a treebank whose UDPipe training outlasts a session.
 
 UDPipe 1 runs in its own environment, never arcwise's (bench/udpipe1.py):
 
@@ -57,18 +60,32 @@ def plain(path: Path, target: Path) -> Path:
     return target
 
 
+STAGED_UDPIPE = ("udpipe.tokenizer.model", "udpipe.tagger.model", "udpipe.parser.model")
+
+
+def udpipe_models(workdir: Path) -> list[Path] | None:
+    """The UDPipe model in workdir (udpipe.model), or its three staged models
+    (bench/udpipe1.py train-stage, train-parser), or None."""
+    if (workdir / "udpipe.model").exists():
+        return [workdir / "udpipe.model"]
+    staged = [workdir / name for name in STAGED_UDPIPE]
+    return staged if all(path.exists() for path in staged) else None
+
+
 def run_udpipe(python: str, train: Path, dev: Path, workdir: Path) -> dict:
-    """UDPipe 1 trained on train (dev as heldout) and run on workdir/test.txt."""
+    """UDPipe 1 trained on train (dev as heldout) unless workdir has its models, and run
+    on workdir/test.txt."""
     runner = [python, str(BENCH / "udpipe1.py")]
-    model = workdir / "udpipe.model"
     start = time.perf_counter()
-    trained = not model.exists()
+    models = udpipe_models(workdir)
+    trained = models is None
     if trained:
+        models = [workdir / "udpipe.model"]
         subprocess.run([*runner, "train", plain(train, workdir / "train.conllu"),
-                        plain(dev, workdir / "dev.conllu"), model], check=True)
+                        plain(dev, workdir / "dev.conllu"), *models], check=True)
     train_seconds = time.perf_counter() - start
     out = workdir / "udpipe.raw.conllu"
-    done = subprocess.run([*runner, "run", model, workdir / "test.txt", out], check=True,
+    done = subprocess.run([*runner, "run", *models, workdir / "test.txt", out], check=True,
                           capture_output=True, text=True)
     speed = json.loads(done.stdout)
     speed["sentences_per_second"] = speed["sentences"] / max(speed["seconds"], 1e-9)
@@ -160,7 +177,7 @@ def rerun(args, workdir: Path, command: list[str]) -> dict:
     kept["arcwise"]["speed"] = timed_text_run(arcwise.load(workdir / "arcwise.pipeline"),
                                               workdir / "test.txt", out)
     kept["arcwise"]["raw_text"] = conll18_scores(workdir / "gold.conllu", out)
-    if (workdir / "udpipe.model").exists() and Path(args.udpipe_python).exists():
+    if udpipe_models(workdir) is not None and Path(args.udpipe_python).exists():
         trained = kept.get("udpipe", {}).get("train_seconds")
         kept["udpipe"] = {**run_udpipe(args.udpipe_python, workdir / "train.conllu",
                                        workdir / "dev.conllu", workdir), "train_seconds": trained}

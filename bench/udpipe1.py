@@ -9,6 +9,19 @@ Runs in the benchmark's own environment (a venv with ufal.udpipe, never arcwise'
 `train` uses UDPipe 1's default settings (tokenizer, tagger and parser, dev as heldout data);
 `run` goes from raw text to CoNLL-U and prints {"seconds", "sentences"} as JSON (the model
 load excluded).  It imports nothing of arcwise.
+
+On a large treebank that training outlasts a working session (English-EWT: about 20 min
+for the tokenizer, 70 for the tagger, 90 for the parser, one core each), so it can also be
+done in stages that save a model each, the same models as `train` makes:
+
+    .../python bench/udpipe1.py train-stage tokenizer TRAIN DEV TOKENIZER_MODEL
+    .../python bench/udpipe1.py train-stage tagger TRAIN DEV TAGGER_MODEL
+    .../python bench/udpipe1.py train-parser TAGGER_MODEL TRAIN DEV PARSER_MODEL
+    .../python bench/udpipe1.py run TOKENIZER_MODEL TAGGER_MODEL PARSER_MODEL RAW.txt OUT.conllu
+
+The first two can run side by side.  `train-parser` tags TRAIN and DEV with the tagger
+first, as `train` does before its parser (a UDPipe parser trained without a tagger reads
+the tags of its input).
 """
 
 import json
@@ -38,23 +51,80 @@ def train(train_path: str, dev_path: str, model_path: str) -> None:
                           Trainer.DEFAULT, Trainer.DEFAULT, Trainer.DEFAULT, error)
     if error.occurred():
         sys.exit(f"training failed: {error.message}")
+    save(model, model_path)
+
+
+STAGES = ("tokenizer", "tagger", "parser")
+
+
+def train_stage(stage: str, train_path: str, dev_path: str, model_path: str) -> None:
+    """One component with UDPipe 1's default settings, the others left out."""
+    if stage not in STAGES:
+        sys.exit(f"stage {stage!r}: use one of {', '.join(STAGES)}")
+    options = [Trainer.DEFAULT if s == stage else Trainer.NONE for s in STAGES]
+    error = ProcessingError()
+    model = Trainer.train("morphodita_parsito", read(train_path), read(dev_path), *options,
+                          error)
+    if error.occurred():
+        sys.exit(f"training failed: {error.message}")
+    save(model, model_path)
+
+
+def train_parser(tagger_path: str, train_path: str, dev_path: str, model_path: str) -> None:
+    """The parser on train and dev as the tagger tags them (what `train` does)."""
+    import tempfile
+
+    tagger = load(tagger_path)
+    with tempfile.TemporaryDirectory() as folder:
+        tagged = [f"{folder}/train.conllu", f"{folder}/dev.conllu"]
+        for source, target in zip((train_path, dev_path), tagged):
+            with open(source, encoding="utf-8") as f:
+                text = annotate(tagger, "conllu", Pipeline.DEFAULT, Pipeline.NONE, f.read())[0]
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(text)
+        train_stage("parser", *tagged, model_path)
+
+
+def save(model, model_path: str) -> None:
     with open(model_path, "wb") as f:
         f.write(model if isinstance(model, bytes) else model.encode("latin-1"))
 
 
-def run(model_path: str, text_path: str, out_path: str) -> None:
+def load(model_path: str) -> "Model":
     model = Model.load(model_path)
     if model is None:
         sys.exit(f"{model_path}: cannot load the UDPipe model")
-    pipeline = Pipeline(model, "tokenize", Pipeline.DEFAULT, Pipeline.DEFAULT, "conllu")
-    with open(text_path, encoding="utf-8") as f:
-        text = f.read()
+    return model
+
+
+def annotate(model, input_format: str, tagger: str, parser: str, data: str) -> tuple[str, float]:
+    """(CoNLL-U, seconds) of one UDPipe pipeline over data."""
+    pipeline = Pipeline(model, input_format, tagger, parser, "conllu")
     error = ProcessingError()
     start = time.perf_counter()
-    out = pipeline.process(text, error)
+    out = pipeline.process(data, error)
     seconds = time.perf_counter() - start
     if error.occurred():
         sys.exit(f"processing failed: {error.message}")
+    return out, seconds
+
+
+def run(*paths: str) -> None:
+    """run MODEL RAW OUT, or run TOKENIZER TAGGER PARSER RAW OUT (staged models)."""
+    *model_paths, text_path, out_path = paths
+    if len(model_paths) not in (1, 3):
+        sys.exit("run takes one model, or a tokenizer, a tagger and a parser model")
+    models = [load(path) for path in model_paths]
+    with open(text_path, encoding="utf-8") as f:
+        text = f.read()
+    if len(models) == 1:
+        out, seconds = annotate(models[0], "tokenize", Pipeline.DEFAULT, Pipeline.DEFAULT, text)
+    else:
+        out, seconds = annotate(models[0], "tokenize", Pipeline.NONE, Pipeline.NONE, text)
+        for model, tagger, parser in ((models[1], Pipeline.DEFAULT, Pipeline.NONE),
+                                      (models[2], Pipeline.NONE, Pipeline.DEFAULT)):
+            out, more = annotate(model, "conllu", tagger, parser, out)
+            seconds += more
     with open(out_path, "w", encoding="utf-8") as f:
         f.write(out)
     sentences = sum(1 for line in out.splitlines() if line.startswith("1\t"))
@@ -63,4 +133,5 @@ def run(model_path: str, text_path: str, out_path: str) -> None:
 
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    {"train": train, "run": run}[command](*args)
+    {"train": train, "train-stage": train_stage, "train-parser": train_parser,
+     "run": run}[command](*args)

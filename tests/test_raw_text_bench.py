@@ -72,3 +72,21 @@ def test_predicted_tags_bench_measures_the_gap(tmp_path, monkeypatch, capsys):
     for key in ("gold_upos", "gold_xpos_feats", "gold_tags"):
         assert 0 <= result[f"las_predicted_tag_parser_{key}"] <= 100
     assert 0 <= result["las_gold_tag_parser_predicted_tags"] <= 100
+
+
+def test_the_bench_finds_udpipe_models_whole_or_staged(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import pipeline as bench
+
+    try:
+        assert bench.udpipe_models(tmp_path) is None
+        staged = [tmp_path / name for name in bench.STAGED_UDPIPE]
+        for path in staged[:2]:
+            path.touch()
+        assert bench.udpipe_models(tmp_path) is None  # no parser yet: still training
+        staged[2].touch()
+        assert bench.udpipe_models(tmp_path) == staged
+        (tmp_path / "udpipe.model").touch()
+        assert bench.udpipe_models(tmp_path) == [tmp_path / "udpipe.model"]
+    finally:
+        sys.modules.pop("pipeline", None)
