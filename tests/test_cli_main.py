@@ -18,7 +18,17 @@ def test_version_option_and_command():
             0, f"{arcwise.__version__}\n", b"")
 
 
-def test_a_signal_inside_a_deferred_block_is_raised_after_it():
+@pytest.fixture
+def default_signals():
+    """SIGINT, SIGTERM and SIGHUP at their defaults for the test, whatever the test runner
+    inherited (under nohup SIGHUP is ignored, and arcwise leaves it so), then as before."""
+    previous = {s: signal.signal(s, signal.SIG_DFL) for s in interrupts.SIGNALS}
+    yield
+    for s, handler in previous.items():
+        signal.signal(s, handler)
+
+
+def test_a_signal_inside_a_deferred_block_is_raised_after_it(default_signals):
     with interrupts.installed():
         reached_the_end = False
         with pytest.raises(interrupts.Interrupted) as caught:
@@ -34,6 +44,18 @@ def test_a_signal_inside_a_deferred_block_is_raised_after_it():
             for _ in range(1000):
                 pass
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handlers restored
+
+
+def test_an_ignored_signal_is_left_ignored(default_signals):
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    with interrupts.installed():
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert callable(signal.getsignal(signal.SIGTERM))
+        os.kill(os.getpid(), signal.SIGHUP)  # ignored: nothing happens
+        for _ in range(1000):
+            pass
+    assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
 def test_the_demo_without_its_treebank_says_so():
