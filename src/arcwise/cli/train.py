@@ -378,7 +378,8 @@ def parse_neural(pairs: list[str], model: str) -> dict:
     from arcwise.models.bilstm import Sizes
 
     sizes = BiaffineSizes if model == "biaffine" else Sizes
-    known = {f.name: f.type for f in fields(sizes)}
+    size_fields = {f.name: f.type for f in fields(sizes)}
+    known = dict(size_fields)
     known.update(batch_sentences="int", threads="int")
     if model == "bilstm":
         known.update(aggressive_p="float")
@@ -392,7 +393,7 @@ def parse_neural(pairs: list[str], model: str) -> dict:
         except ValueError:
             raise ArcwiseError(f"--neural {pair}: {value!r} is not a number") from None
     try:  # values out of range
-        sizes(**{k: v for k, v in options.items() if k in {f.name for f in fields(sizes)}})
+        sizes(**{k: v for k, v in options.items() if k in size_fields})
     except ValueError as error:
         raise ArcwiseError(f"--neural: {error}") from None
     return options
