@@ -5,12 +5,15 @@ kernels it calls from other files, so a cache kept across edits can run stale
 machine code (a changed array layout then crashes a worker).  The benches
 therefore put their cache in ``BASE/<fingerprint of every source file>``: an
 edit anywhere in ``src/arcwise`` starts a fresh cache, and unchanged sources
-share it between runs and scripts.
+share it between runs and scripts.  ``inherit`` instead of BASE keeps the
+caller's cache (numba's default, beside the sources, unless NUMBA_CACHE_DIR
+is set): the test suite's smoke runs share the kernels it compiled already.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "arcwise"
@@ -27,3 +30,14 @@ def source_fingerprint(source: Path = SOURCE) -> str:
 def cache_dir(base: Path) -> Path:
     """BASE/<source fingerprint>: the numba cache folder for the current source."""
     return Path(base) / source_fingerprint()
+
+
+INHERIT = "inherit"
+
+
+def child_environment(base: str | Path) -> dict[str, str]:
+    """os.environ for a child process, with NUMBA_CACHE_DIR = `cache_dir(base)`, or
+    unchanged when `base` is INHERIT."""
+    if str(base) == INHERIT:
+        return dict(os.environ)
+    return {**os.environ, "NUMBA_CACHE_DIR": str(cache_dir(Path(base)))}

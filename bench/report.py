@@ -25,6 +25,7 @@ SECTIONS = {  # name: the script that writes it
     "analysis": "bench/analysis.py",
     "neural": "bench/neural.py",
     "pipeline": "bench/pipeline.py",
+    "serve": "bench/serve.py",
 }
 TITLE = "# arcwise: benchmark results"
 

@@ -1,14 +1,21 @@
 """Load on `arcwise serve`: concurrent clients against UDPipe's /process on loopback (issue #18).
 
     .venv/bin/python bench/serve.py [--model PATH] [--clients 50] [--sentences 10]
-        [--seconds 30] [--workers 1] [--bad-every 0] [--requests N] [--json]
+        [--seconds 30] [--workers 1] [--bad-every 0] [--requests N]
+        [--rate SENTENCES_PER_SECOND] [--json] [--report]
 
 Starts `arcwise serve` on 127.0.0.1 (a free port) with the model (without
 --model: an arc-eager perceptron trained for one epoch on the first
 --train-sentences sentences of the bundled English-EWT train split, kept in
 runs/serve/), then runs --clients concurrent clients for --seconds: each
 posts --sentences consecutive sentences of EWT dev as CoNLL-U to /process
-(parser on) and waits for the answer before the next.  The good requests go
+(parser on) and waits for the answer before the next.  That closed loop
+measures the most the server can do, but its latency is set by Little's
+law (clients / requests per second), not by the server.  With --rate the
+load is open: requests fall due on a fixed schedule of --rate sentences/s,
+each taken by a client that is free, and latency runs from the time a
+request fell due, as wrk2 measures it, so a server falling behind is
+charged for the wait (no coordinated omission).  The good requests go
 over one keep-alive connection per client, written and read with asyncio
 streams (bodies encoded beforehand): a full HTTP client library in the same
 process would take more CPU than the server it measures.  With
@@ -21,6 +28,8 @@ sentences per CPU second, which other load on a shared machine disturbs
 less than throughput), and the machine's load average.  The server is
 stopped with SIGTERM and must exit 0, and its peak RSS must stay under
 --max-rss-mib (default 1 GiB).  Loopback only; bounded in time.
+--report keeps the result in bench/results/serve/ (one file per setting)
+and rewrites the service section of RESULTS.md.
 """
 
 from __future__ import annotations
@@ -156,7 +165,8 @@ class Connection:
 
 
 async def load(port: int, bodies: list[str], clients: int, seconds: float, bad_every: int,
-               max_request_bytes: int, requests: int | None = None):
+               max_request_bytes: int, requests: int | None = None, rate: float | None = None):
+    """Run the clients; with `rate` (sentences/s) requests fall due on a fixed schedule."""
     import httpx2 as httpx
 
     bad_bodies = [
@@ -179,7 +189,13 @@ async def load(port: int, bodies: list[str], clients: int, seconds: float, bad_e
             i = next(counter)
             if requests is not None and i >= requests:
                 break
-            start = time.perf_counter()
+            if rate:
+                start = started + i * interval  # when it fell due, not when it was sent
+                if start >= stop_at:
+                    break
+                await asyncio.sleep(start - time.monotonic())
+            else:
+                start = time.monotonic()
             if bad_every and i % bad_every == bad_every - 1:
                 form, expected = bad_bodies[(i // bad_every) % len(bad_bodies)]
                 try:
@@ -197,10 +213,11 @@ async def load(port: int, bodies: list[str], clients: int, seconds: float, bad_e
             if status != expected:
                 unexpected.append((expected, status))
             elif expected == 200:
-                latencies.append(time.perf_counter() - start)
+                latencies.append(time.monotonic() - start)
                 sentences += counts[i % len(encoded)]
         connection.close()
 
+    interval = statistics.mean(counts) / rate if rate else 0.0  # seconds between requests
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(limits=limits, timeout=60) as http:
         started = time.monotonic()
@@ -223,7 +240,11 @@ def main(argv=None) -> int:
     parser.add_argument("--max-request-bytes", type=int, default=1 << 20)
     parser.add_argument("--max-rss-mib", type=float, default=1024,
                         help="fail (exit 1) if the server's peak RSS goes over this")
+    parser.add_argument("--rate", type=float,
+                        help="open load: requests fall due at this many sentences/s in all")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--report", action="store_true",
+                        help="keep the result in bench/results/serve/ and rewrite RESULTS.md")
     args = parser.parse_args(argv)
 
     model = args.model or trained_model(args.train_sentences)
@@ -242,7 +263,7 @@ def main(argv=None) -> int:
     try:
         latencies, statuses, unexpected, sentences, elapsed = asyncio.run(load(
             port, bodies, args.clients, args.seconds, args.bad_every, args.max_request_bytes,
-            args.requests))
+            args.requests, args.rate))
         cpu = cpu_seconds(process_tree(process.pid)) - cpu_before
     finally:
         sampling.set()
@@ -255,7 +276,8 @@ def main(argv=None) -> int:
     latencies.sort()
     result = {
         "clients": args.clients, "sentences_per_request": args.sentences,
-        "workers": args.workers, "seconds": round(elapsed, 2),
+        "workers": args.workers, "offered_sentences_per_second": args.rate,
+        "seconds": round(elapsed, 2),
         "sentences_per_second": round(sentences / elapsed, 1),
         "requests_per_second": round(len(latencies) / elapsed, 1),
         "p50_ms": round(1000 * statistics.median(latencies), 1) if latencies else None,
@@ -279,7 +301,53 @@ def main(argv=None) -> int:
     within = peak[0] <= args.max_rss_mib * 2**20
     if not within:
         print(f"peak RSS over the stated limit of {args.max_rss_mib} MiB", file=sys.stderr)
-    return 0 if not unexpected and exit_code == 0 and within else 1
+    passed = not unexpected and exit_code == 0 and within
+    if args.report and passed:
+        import report
+
+        result.update(command=" ".join(["bench/serve.py", *(sys.argv[1:] if argv is None
+                                                             else argv)]),
+                      max_rss_mib=args.max_rss_mib, provenance=report.provenance())
+        keep(result)
+    return 0 if passed else 1
+
+
+RESULTS = ROOT / "bench" / "results" / "serve"
+
+
+def keep(result: dict) -> None:
+    """Store this setting's result and rewrite the service section from every stored one."""
+    import report
+    from arcwise.io.atomic import atomic_write
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    offered = result["offered_sentences_per_second"]
+    name = (f"c{result['clients']}_s{result['sentences_per_request']}_w{result['workers']}_"
+            + (f"rate{offered:g}" if offered else "closed"))
+    with atomic_write(RESULTS / f"{name}.json") as f:
+        f.write(json.dumps(result, indent=1) + "\n")
+    rows = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))]
+    lines = ["## Service: `arcwise serve` under concurrent clients (issue #18)", "",
+             "`bench/serve.py`: an arc-eager perceptron, EWT dev sentences posted as CoNLL-U to "
+             "UDPipe's `/process` over loopback keep-alive connections; the clients run on the "
+             "same 2 cores as the server.  *Closed*: each client sends its next request when "
+             "its answer comes (the most the server can do; latency is clients / throughput). "
+             "*Open*: requests fall due at the offered rate and latency counts from then.", "",
+             "| load | clients | sentences / request | workers | sentences/s | requests/s "
+             "| p50 ms | p99 ms | server sentences / CPU s | peak RSS MiB (limit) | errors |",
+             "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for r in rows:
+        load = (f"open, {r['offered_sentences_per_second']:,.0f} sent/s"
+                if r["offered_sentences_per_second"] else "closed")
+        lines.append(
+            f"| {load} | {r['clients']} | {r['sentences_per_request']} | {r['workers']} "
+            f"| {r['sentences_per_second']:,.0f} | {r['requests_per_second']:,.0f} "
+            f"| {r['p50_ms']} | {r['p99_ms']} | {r['sentences_per_server_cpu_second']:,.0f} "
+            f"| {r['peak_rss_mib']:,.0f} ({r['max_rss_mib']:,.0f}) | {r['unexpected']} |")
+    lines += ["", "Commands and provenance (load average before → after):", ""]
+    lines += [f"- `{r['command']}` — {r['provenance']} Load {r['load_average_before'][0]} → "
+              f"{r['load_average_after'][0]}." for r in rows]
+    report.write_section("serve", "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ seconds to the first output sentence and to exit), and the whole test file
 (its peak RSS is the "parse" column).  Peak RSS is `ru_maxrss` of each child
 (os.wait4).  Test UAS/LAS are printed as a sanity check of the model.  All
 children but the cold start use the bench's own numba cache (--numba-cache-dir),
-so that other processes clearing the package's caches cannot make them cold.
+so that other processes clearing the package's caches cannot make them cold
+(`--numba-cache-dir inherit`: this process's cache, as the test suite runs it).
 """
 
 from __future__ import annotations
@@ -197,7 +198,7 @@ def checked(run: Run, what: str) -> Run:
 def bench_system(system: str, args: argparse.Namespace, workdir: Path) -> dict:
     """All figures of one system (see the module docstring)."""
     model = workdir / f"{system}.model"
-    cached = {**os.environ, "NUMBA_CACHE_DIR": str(numba_cache.cache_dir(args.numba_cache_dir))}
+    cached = numba_cache.child_environment(args.numba_cache_dir)
     child = checked(run_child([
         sys.executable, __file__, "--measure", system, "--train", str(args.train),
         "--test", str(args.test), "--epochs", str(args.epochs), "--model", str(model),
@@ -293,11 +294,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--report", action="store_true",
                     help="write the table as the speed section of bench/RESULTS.md")
-    ap.add_argument("--numba-cache-dir", type=Path, default=RUNS / "numba-cache",
+    ap.add_argument("--numba-cache-dir", default=str(RUNS / "numba-cache"),
                     help="base of NUMBA_CACHE_DIR of every child but the cold start (the "
                          "benches' own cache, shared with accuracy.py, one subfolder per source "
                          "version: other processes clearing the package's caches do not turn "
-                         "warm runs cold)")
+                         "warm runs cold); 'inherit': this process's own cache")
     ap.add_argument("--no-cold", dest="cold", action="store_false",
                     help="skip the cold start (it compiles every kernel: about a minute)")
     ap.add_argument("--json", action="store_true", help="print JSON instead of the table")

@@ -33,7 +33,9 @@ def bench(monkeypatch):
 
 def test_speed_main_measures_every_figure(bench, capsys):
     speed, _ = bench
-    [result] = speed.main(["--systems", "arc-eager", "--sentences", "20", "--no-cold", "--json"])
+    # the children share the suite's numba cache: a cold bench cache would compile every kernel
+    [result] = speed.main(["--systems", "arc-eager", "--sentences", "20", "--no-cold", "--json",
+                           "--numba-cache-dir", "inherit"])
     printed = json.loads(capsys.readouterr().out)
     assert printed["results"] == [result]
     assert result["train_sentences"] == 20 and result["test_sentences"] == 20

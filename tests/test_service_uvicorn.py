@@ -122,6 +122,20 @@ def test_bench_serve_interleaves_bad_requests_and_reports(untagged_tiny_model): 
     assert result["p50_ms"] <= result["p99_ms"] and result["peak_rss_mib"] > 0
 
 
+def test_bench_serve_open_load_keeps_its_schedule(untagged_tiny_model):  # noqa: F811
+    """bench/serve.py --rate: requests fall due on a schedule (here 12 requests of 10
+    sentences at 200 sentences/s: 0.6 s), so the run lasts the schedule, not less."""
+    model, _ = untagged_tiny_model
+    run = subprocess.run([sys.executable, str(SRC.parent / "bench" / "serve.py"),
+                          "--model", str(model), "--clients", "4", "--seconds", "120",
+                          "--requests", "12", "--rate", "200", "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    result = json.loads(run.stdout)
+    assert result["statuses"] == {"200": 12} and result["offered_sentences_per_second"] == 200
+    assert result["seconds"] >= 0.55  # the 12th request falls due at 11 × 0.05 s
+
+
 def test_serve_with_two_worker_processes(untagged_tiny_model):  # noqa: F811
     """--workers 2: two processes, each with its own models and batching thread, share the
     port; concurrent requests are all answered, and SIGTERM stops both and the parent."""
