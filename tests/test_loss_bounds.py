@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from arcwise import systems
 from arcwise.oracles.exact_loss import exact_loss, witness_loss
-from tests.ewt import NO_JIT, train_and_dev
+from tests.ewt import compiled_only, train_and_dev
 from tests.reference import exhaustive
 from tests.reference.random_trees import examples, reachable_configurations, trees
 
@@ -71,14 +71,15 @@ def test_a_plugged_in_policy_is_followed():
     assert table.sums["loss"] == 0 + 0 + 0 + 1 + 3
 
 
-STEPS = 60 if NO_JIT else 200
+STEPS = 200
 
 
 @pytest.fixture(scope="module")
 def ewt():
-    return train_and_dev(4 if NO_JIT else 12, 6)
+    return train_and_dev(12, 6)
 
 
+@compiled_only
 def test_the_trained_policy_meets_the_configurations_of_training(ewt):
     seen, unseen = ewt
     policy = trained_policy(seen, epochs=1, p=1.0, bound="upper", seed=1,

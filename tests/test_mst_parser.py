@@ -1,7 +1,5 @@
 """The graph-based parser: features, updates, labeler, training, model files."""
 
-import os
-
 import numpy as np
 import pytest
 
@@ -11,10 +9,10 @@ from arcwise.graph.mst_parser import GraphParser, _difference, train_graph_parse
 from arcwise.io import read_treebank
 from arcwise.io.conllu import with_tree
 from arcwise.models.arc_labeler import best_label, train_labeler
+from tests.ewt import NO_JIT, compiled_only  # NO_JIT: pure Python, fewer sentences
 from tests.reference.trees_bruteforce import is_well_formed
 
 TRAIN = "data/en_ewt/train.conllu.gz"
-NO_JIT = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")  # pure Python: fewer sentences
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +63,7 @@ def test_labeler_learns_a_separable_problem():
     assert (np.array(predicted) == labels).all()
 
 
+@compiled_only
 @pytest.mark.parametrize("order,decoder", [(1, "non-projective"), (1, "projective"),
                                            (2, "projective"), (2, "non-projective")])
 def test_training_fits_the_training_data(sentences, order, decoder):
@@ -79,6 +78,7 @@ def test_training_fits_the_training_data(sentences, order, decoder):
     assert scores.uas > 90 and scores.las > 80
 
 
+@compiled_only
 def test_same_seed_same_model_and_round_trip(sentences, tmp_path):
     a, _ = train_graph_parser(sentences, epochs=2, seed=3, buckets=2**16, label_buckets=2**10,
                               labeler_iterations=10)

@@ -20,7 +20,7 @@ from arcwise.systems import state as st
 from arcwise.train import score_parser, train
 from arcwise.trees.projectivity import is_projective, is_well_formed, nonprojective_arcs
 from arcwise.trees.pseudoprojective import LIFTED, deprojectivize
-from tests.ewt import DATA, NO_JIT, train_and_dev
+from tests.ewt import DATA, NO_JIT, compiled_only, train_and_dev
 
 N_TRAIN, N_DEV, EPOCHS = (6, 4, 1) if NO_JIT else (300, 200, 2)
 SMALL = {"transition_buckets": 2**18, "label_buckets": 2**14}
@@ -96,6 +96,7 @@ def test_unbuildable_trees_are_counted_and_skipped_by_static_training(trained, d
     assert dynamic_log["unbuildable"] == dynamic_log["skipped"] == 0
 
 
+@compiled_only
 def test_same_seed_gives_identical_weights(trained, data):
     first, _ = trained["covington-nm"]
     again, _ = train("covington-nm", data[0], data[1], epochs=EPOCHS, seed=1,
@@ -139,6 +140,7 @@ def test_final_tree_attaches_headless_words_and_breaks_cycles():
     assert sum(out_heads[d] == 0 for d in (1, 2, 3)) == 1  # one arc of the cycle cut
 
 
+@compiled_only
 def test_oracle_priority_is_recorded_and_changes_what_is_learnt(data):
     few = data[0][:6]
     hyper = {"oracle": "dynamic", "epochs": 2, "seed": 1, **SMALL}
