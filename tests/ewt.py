@@ -11,10 +11,10 @@ from arcwise.io import conllu
 DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 
-# Tests that train several models for epochs run compiled only: uncompiled each takes 10-45 s
-# of the suite's time and runs only kernels that the no-JIT unit tests check one by one.
+# Tests that train on real sentences for epochs run compiled only: uncompiled each takes
+# 10-45 s of the suite's time and runs only kernels the no-JIT unit tests check one by one.
 compiled_only = pytest.mark.skipif(
-    NO_JIT, reason="trains several models for epochs: the compiled suite runs it")
+    NO_JIT, reason="trains on real sentences for epochs: the compiled suite runs it")
 
 
 def train_and_dev(n_train: int, n_dev: int):
