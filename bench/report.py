@@ -26,6 +26,7 @@ SECTIONS = {  # name: the script that writes it
     "neural": "bench/neural.py",
     "pipeline": "bench/pipeline.py",
     "serve": "bench/serve.py",
+    "viewer": "bench/viewer.py",
 }
 TITLE = "# arcwise: benchmark results"
 

@@ -21,18 +21,24 @@ ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--window-size=1400,1000")
 
 
+class BrowserUnavailable(Exception):
+    """Selenium, Chromium or ChromeDriver is missing, or the browser would not start."""
+
+
 @contextmanager
-def chromium():
-    """A headless Chromium WebDriver (skips the test when there is none)."""
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
-                                    "(pip install -e '.[test]')")
+def headless_chromium():
+    """A headless Chromium WebDriver with a fresh profile; BrowserUnavailable if none starts
+    (the benches use it too)."""
+    try:
+        from selenium import webdriver
+        from selenium.common.exceptions import WebDriverException
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        raise BrowserUnavailable("selenium is not installed (pip install -e '.[test]')") from None
     for path in (CHROMIUM, CHROMEDRIVER):
         if not Path(path).exists():
-            pytest.skip(f"{path} not found: apt-get install chromium chromium-driver "
-                        "(make test does it)")
-    from selenium.common.exceptions import WebDriverException
-    from selenium.webdriver.chrome.service import Service
-
+            raise BrowserUnavailable(f"{path} not found: apt-get install chromium "
+                                     "chromium-driver (make test does it)")
     profile = tempfile.mkdtemp(prefix="arcwise-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
@@ -42,12 +48,23 @@ def chromium():
         driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     except WebDriverException as error:
         shutil.rmtree(profile, ignore_errors=True)
-        pytest.skip(f"Chromium would not start: {str(error).strip().splitlines()[0]}")
+        raise BrowserUnavailable("Chromium would not start: "
+                                 + str(error).strip().splitlines()[0]) from None
     try:
         yield driver
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@contextmanager
+def chromium():
+    """A headless Chromium WebDriver (skips the test when there is none)."""
+    try:
+        with headless_chromium() as driver:
+            yield driver
+    except BrowserUnavailable as missing:
+        pytest.skip(str(missing))
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import time
 
 import numpy as np
 import pytest
@@ -127,18 +126,16 @@ def _nonprojective_arc(head, d):
     return False
 
 
-def test_view_opens_the_dev_set_quickly(module_browser, tmp_path):  # noqa: F811
+def test_view_shows_every_sentence_of_the_dev_set(module_browser, tmp_path):  # noqa: F811
+    """The dev set's page opens with all of its sentences (how fast: bench/viewer.py)."""
     browser = module_browser
     page = tmp_path / "dev.html"
     run = arcwise("view", DATA / "dev.conllu.gz", "-o", page)
     assert run.returncode == 0, run.stderr
-    start = time.monotonic()
     browser.get(page.resolve().as_uri())
     ready(browser)
-    seconds = time.monotonic() - start
     count = browser.find_element(By.ID, "count").text
-    print(f"{count.strip('/ ')} sentences shown after {seconds:.2f} s")
-    assert int(count.strip("/ ")) > 2_000 and seconds < 2.0
+    assert int(count.strip("/ ")) == sum(1 for _ in conllu.read(DATA / "dev.conllu.gz"))
 
 
 def test_served_viewer_parses_and_steps_the_oracle_to_the_end(module_browser,  # noqa: F811
