@@ -280,6 +280,7 @@ def main(argv=None) -> int:
     result = {
         "clients": args.clients, "sentences_per_request": args.sentences,
         "workers": args.workers, "offered_sentences_per_second": args.rate,
+        "bad_every": args.bad_every,
         "seconds": round(elapsed, 2),
         "sentences_per_second": round(sentences / elapsed, 1),
         "requests_per_second": round(len(latencies) / elapsed, 1),
@@ -326,7 +327,8 @@ def keep(result: dict) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     offered = result["offered_sentences_per_second"]
     name = (f"c{result['clients']}_s{result['sentences_per_request']}_w{result['workers']}_"
-            + (f"rate{offered:g}" if offered else "closed"))
+            + (f"rate{offered:g}" if offered else "closed")
+            + (f"_bad{result['bad_every']}" if result.get("bad_every") else ""))
     with atomic_write(RESULTS / f"{name}.json") as f:
         f.write(json.dumps(result, indent=1) + "\n")
     rows = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))]
@@ -336,6 +338,8 @@ def keep(result: dict) -> None:
              "same 2 cores as the server.  *Closed*: each client sends its next request when "
              "its answer comes (the most the server can do; latency is clients / throughput). "
              "*Open*: requests fall due at the offered rate and latency counts from then.  "
+             "*Bad*: malformed CoNLL-U, bodies over the limit and unknown models in turn, "
+             "each of which must get its 4xx (latencies and throughput count good ones).  "
              "`--model runs/serve/arc-eager-ewt.arcwise` is `arcwise train --system arc-eager "
              "--train data/en_ewt/train.conllu.gz --dev data/en_ewt/dev.conllu.gz -o "
              "runs/serve/arc-eager-ewt.arcwise` (dev LAS 87.27).", "",
@@ -345,6 +349,9 @@ def keep(result: dict) -> None:
     for r in rows:
         load = (f"open, {r['offered_sentences_per_second']:,.0f} sent/s"
                 if r["offered_sentences_per_second"] else "closed")
+        if r.get("bad_every"):
+            load += (f"; every {r['bad_every']}th request bad: "
+                     + ", ".join(f"{n} × {k}" for k, n in r["statuses"].items() if k != "200"))
         lines.append(
             f"| {load} | {r['clients']} | {r['sentences_per_request']} | {r['workers']} "
             f"| {r['sentences_per_second']:,.0f} | {r['requests_per_second']:,.0f} "
