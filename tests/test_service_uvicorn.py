@@ -108,15 +108,19 @@ def test_serve_refuses_a_bad_model_in_one_line(tmp_path):
     assert "bad.arcwise" in one_line(run.stderr)
 
 
-def test_bench_serve_interleaves_bad_requests_and_reports(untagged_tiny_model):  # noqa: F811
-    """bench/serve.py, briefly: bad requests get their 4xx, good ones their 200."""
-    model, _ = untagged_tiny_model
+def bench_serve(model, *options: str) -> dict:
+    """bench/serve.py's JSON result: 4 clients, 12 requests (it must exit 0)."""
     run = subprocess.run([sys.executable, str(SRC.parent / "bench" / "serve.py"),
                           "--model", str(model), "--clients", "4", "--seconds", "120",
-                          "--requests", "12", "--bad-every", "2", "--json"],
+                          "--requests", "12", *options, "--json"],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
-    result = json.loads(run.stdout)
+    return json.loads(run.stdout)
+
+
+def test_bench_serve_interleaves_bad_requests_and_reports(untagged_tiny_model):  # noqa: F811
+    """bench/serve.py, briefly: bad requests get their 4xx, good ones their 200."""
+    result = bench_serve(untagged_tiny_model[0], "--bad-every", "2")
     assert result["unexpected"] == 0 and result["server_exit"] == 0
     assert result["statuses"] == {"200": 6, "400": 2, "404": 2, "413": 2}
     assert result["p50_ms"] <= result["p99_ms"] and result["peak_rss_mib"] > 0
@@ -125,13 +129,7 @@ def test_bench_serve_interleaves_bad_requests_and_reports(untagged_tiny_model): 
 def test_bench_serve_open_load_keeps_its_schedule(untagged_tiny_model):  # noqa: F811
     """bench/serve.py --rate: requests fall due on a schedule (here 12 requests of 10
     sentences at 200 sentences/s: 0.6 s), so the run lasts the schedule, not less."""
-    model, _ = untagged_tiny_model
-    run = subprocess.run([sys.executable, str(SRC.parent / "bench" / "serve.py"),
-                          "--model", str(model), "--clients", "4", "--seconds", "120",
-                          "--requests", "12", "--rate", "200", "--json"],
-                         capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
-    result = json.loads(run.stdout)
+    result = bench_serve(untagged_tiny_model[0], "--rate", "200")
     assert result["statuses"] == {"200": 12} and result["offered_sentences_per_second"] == 200
     assert result["seconds"] >= 0.55  # the 12th request falls due at 11 × 0.05 s
 
