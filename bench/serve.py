@@ -292,6 +292,7 @@ def main(argv=None) -> int:
         "peak_rss_mib": round(peak[0] / 2**20, 1),
         "statuses": {str(k): v for k, v in sorted(statuses.items(), key=str)},
         "unexpected": len(unexpected),
+        "unexpected_first": [f"expected {e}, got {g}" for e, g in unexpected[:5]],
         "server_exit": exit_code,
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
