@@ -136,13 +136,23 @@ def cpu_seconds(pids: list[int]) -> float:
 
 
 class Connection:
-    """One keep-alive HTTP/1.1 connection posting urlencoded forms (good requests only)."""
+    """One keep-alive HTTP/1.1 connection posting urlencoded forms (good requests only).
+
+    A connection idle for IDLE_SECONDS is replaced before the next request, as HTTP
+    clients expire idle connections: uvicorn closes one idle for 5 s (its
+    timeout_keep_alive), and a request sent as it closes gets no answer.
+    """
+
+    IDLE_SECONDS = 4.0
 
     def __init__(self, port: int):
         self.port = port
         self.reader = self.writer = None
+        self.last_used = 0.0
 
     async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        if self.writer is not None and time.monotonic() - self.last_used > self.IDLE_SECONDS:
+            self.close()
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
         self.writer.write(b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -155,6 +165,7 @@ class Connection:
         headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
         length = int(next(v for k, v in headers.items() if k.lower() == "content-length"))
         answer = await self.reader.readexactly(length)
+        self.last_used = time.monotonic()
         if any(k.lower() == "connection" and v.lower() == "close" for k, v in headers.items()):
             self.close()
         return status, answer
