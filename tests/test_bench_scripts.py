@@ -111,3 +111,22 @@ def test_combination_main_trains_missing_models_then_reuses_them(tmp_path, monke
     assert len(list((tmp_path / "models").glob("*.model"))) == 3
     assert combination.main(argv) == result  # the saved models give the same results
     sys.modules.pop("combination", None)
+
+
+def test_stepped_perceptron_times_both_paths(monkeypatch, tmp_path, capsys):
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import stepped_perceptron
+
+    try:
+        small = tmp_path / "small.conllu"
+        conllu.write(small, itertools.islice(read_treebank(EWT / "dev.conllu.gz"), 30))
+        stepped_perceptron.main(["--train", str(small), "--test", str(small), "--batches",
+                                 "1,8", "--repeats", "1", "--json"])
+    finally:
+        sys.modules.pop("stepped_perceptron", None)
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["task"], r["path"]) for r in rows] == [
+        ("train epoch", "fused"), ("train epoch", "stepped, 1 per batch"),
+        ("train epoch", "stepped, 8 per batch"), ("parse", "fused"),
+        ("parse", "stepped, 1 per batch"), ("parse", "stepped, 8 per batch")]
+    assert all(r["cpu_s"] > 0 and r["sentences"] == 30 for r in rows)

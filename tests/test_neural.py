@@ -83,9 +83,10 @@ def test_following_the_oracle_step_builds_the_gold_trees(golds, name, dynamic, s
             state = stepper.states[b][: st.state_size(stepper.sizes[b])]
             assert allowed == set(ts.legal(Configuration(state, ts)))
         zero_cost = np.zeros_like(legal)
-        _, target, follow = steps.oracle_step(
+        scores = scorer.scores(rows)
+        target, follow = steps.oracle_step(
             ts.kernels.system_id, ts.oracle.variant, 0, dynamic, stepper.states, rows, legal,
-            scorer.scores(rows), gold_flat, gold_offsets, gold_label, offsets,
+            scores, steps.best_legal(scores, legal), gold_flat, gold_offsets, gold_label, offsets,
             classes.transition, classes.label, classes.first_class, classes.takes_label,
             steps.FOLLOW_ORACLE, 0.0, 0.0, np.zeros((len(rows), 2)), zero_cost)
         assert (target >= 0).all() and (follow == target).all()

@@ -62,6 +62,8 @@ class Stepper:
 
     def positions(self, rows: np.ndarray) -> np.ndarray:
         out = np.empty((len(rows), len(self.bases)), dtype=np.int64)
+        if not len(self.bases):  # a scorer that reads the whole configuration
+            return out
         steps.positions(self.kernels.system_id, self.states, rows, self.bases,
                         self.batch.offsets, out)
         return out
@@ -83,27 +85,24 @@ class Stepper:
 def parse(scorer, kernels, classes: pc.ClassSet, batch, root_label: int, trace: bool = False):
     """Greedy parses of an encoded batch: flat (heads, label ids, made) as `parse_batch`,
     and with trace also (built_by, reheadings, reheading_offsets)."""
-    import torch
-
-    with torch.no_grad():
-        context = scorer.encode(batch, train=False)
-        stepper = Stepper(kernels, classes, scorer, batch)
+    context = scorer.encode(batch, train=False)
+    stepper = Stepper(kernels, classes, scorer, batch)
+    if trace:
+        built_by = np.full(len(batch.words), -1, dtype=np.int32)
+        room = steps.reheading_room(batch.offsets)
+        reheadings = np.zeros((room[-1], 2), dtype=np.int32)
+        counts = np.zeros(len(stepper.sizes), dtype=np.int64)
+    while len(rows := stepper.running()):
+        legal = stepper.legal(rows)
+        scores = scorer.scores(context, stepper.states, rows, stepper.positions(rows), legal)
+        best = scorer.best(context, scores, legal)
         if trace:
-            built_by = np.full(len(batch.words), -1, dtype=np.int32)
-            room = steps.reheading_room(batch.offsets)
-            reheadings = np.zeros((room[-1], 2), dtype=np.int32)
-            counts = np.zeros(len(stepper.sizes), dtype=np.int64)
-        while len(rows := stepper.running()):
-            legal = stepper.legal(rows)
-            scores = scorer.scores(context, rows, stepper.positions(rows))
-            best = steps.best_legal(scores, legal)
-            if trace:
-                steps.traced_apply_rows(kernels.system_id, stepper.states, rows, best,
-                                        classes.transition, classes.label, stepper.counts,
-                                        batch.offsets, built_by, room, reheadings, counts)
-                stepper.counts[rows[best < 0]] = STOPPED
-            else:
-                stepper.apply(rows, best)
+            steps.traced_apply_rows(kernels.system_id, stepper.states, rows, best,
+                                    classes.transition, classes.label, stepper.counts,
+                                    batch.offsets, built_by, room, reheadings, counts)
+            stepper.counts[rows[best < 0]] = STOPPED
+        else:
+            stepper.apply(rows, best)
     trees = stepper.trees(root_label)
     if not trace:
         return trees
@@ -126,15 +125,16 @@ def train_batch(scorer, kernels, oracle, classes: pc.ClassSet, batch, gold: tupl
     configurations = 0
     while len(rows := stepper.running()):
         legal = stepper.legal(rows)
-        scores = scorer.scores(context, rows, stepper.positions(rows))
+        scores = scorer.scores(context, stepper.states, rows, stepper.positions(rows), legal)
+        predicted = scorer.best(context, scores, legal)
         zero_cost = np.zeros_like(legal)
-        _, target, follow = steps.oracle_step(
+        target, follow = steps.oracle_step(
             kernels.system_id, oracle.variant, bound, dynamic, stepper.states, rows, legal,
-            scores, gold_flat, gold_offsets, gold_label, batch.offsets, classes.transition,
-            classes.label, classes.first_class, classes.takes_label, policy, explore_p,
-            aggressive_p, rng.random((len(rows), 2)), zero_cost,
+            scores, predicted, gold_flat, gold_offsets, gold_label, batch.offsets,
+            classes.transition, classes.label, classes.first_class, classes.takes_label,
+            policy, explore_p, aggressive_p, rng.random((len(rows), 2)), zero_cost,
         )
-        scorer.learn(context, zero_cost, legal)  # rows without a target have no right class
+        scorer.learn(context, target, zero_cost, legal)  # rows without a target learn nothing
         configurations += int((target >= 0).sum())
         stepper.apply(rows, follow)
     loss = scorer.update(context)
@@ -148,7 +148,8 @@ def train_batch(scorer, kernels, oracle, classes: pc.ClassSet, batch, gold: tupl
 
 class ScorerParser(TransitionParser):
     """A greedy transition-based parser whose transitions a stepped `Scorer` scores
-    (today the BiLSTM of `arcwise.models.bilstm`)."""
+    (the BiLSTM of `arcwise.models.bilstm`; a perceptron trained step by step becomes
+    an `arcwise.parse.Parser` with its fused loops)."""
 
     def __init__(self, system: str, vocabularies: Vocabularies, classes: pc.ClassSet,
                  scorer, root_label: str, **common: Any):
@@ -156,8 +157,9 @@ class ScorerParser(TransitionParser):
         self.scorer = scorer
 
     def parse_encoded(self, batch: Batch, trace: bool = False) -> tuple[np.ndarray, ...]:
-        if batch.guided:
-            raise ArcwiseError("guide trees given to a model trained without a guide")
+        if batch.guided != getattr(self.scorer, "guided", False):
+            raise ArcwiseError("guide trees given to a model trained without a guide"
+                               if batch.guided else "this model parses with a guide's trees")
         return parse(self.scorer, self.kernels, self.classes, batch,
                      self.classes.labels.index(self.root_label), trace)
 

@@ -169,14 +169,14 @@ def oracle_target(
 
 @njit(cache=True)
 def oracle_step(
-    system_id, variant, bound, dynamic, states, rows, legal, scores, gold_flat, gold_offsets,
-    gold_label, word_offsets, class_transition, class_label, first_class, takes_label,
-    policy, explore_p, aggressive_p, draws, zero_cost,
+    system_id, variant, bound, dynamic, states, rows, legal, scores, predicted, gold_flat,
+    gold_offsets, gold_label, word_offsets, class_transition, class_label, first_class,
+    takes_label, policy, explore_p, aggressive_p, draws, zero_cost,
 ):
-    """(predicted, target, follow) per row, and zero_cost[r] (see `oracle_target`).
+    """(target, follow) per row, and zero_cost[r] (see `oracle_target`).
 
-    predicted: the best-scoring legal class; target: the class to learn (-1: the
-    oracle has none, stop that sentence); follow: the class to apply, by `policy`:
+    predicted: the model's class per row (`Scorer.best`); target: the class to learn
+    (-1: the oracle has none, stop that sentence); follow: the class to apply, by `policy`:
     FOLLOW_ORACLE the target; FOLLOW_PREDICTION the prediction with probability
     explore_p; AGGRESSIVE as FOLLOW_PREDICTION, and when the prediction is right but
     the best wrong class scores within 1 of it, that wrong class with probability
@@ -186,7 +186,6 @@ def oracle_step(
     gold_label: label ids of every word of the batch (row word_offsets[b] + d).
     """
     n_rows = rows.shape[0]
-    predicted = np.full(n_rows, -1, dtype=np.int64)
     target = np.full(n_rows, -1, dtype=np.int64)
     follow = np.full(n_rows, -1, dtype=np.int64)
     costs = np.zeros(systems.n_actions(system_id), dtype=np.int64)
@@ -197,8 +196,7 @@ def oracle_step(
         scratch = state.copy()
         gold = gold_of(gold_flat, gold_offsets, b)
         labels = gold_label[word_offsets[b] : word_offsets[b] + state[st.N] + 1]
-        p = pc.argmax(scores[r], legal[r])
-        predicted[r] = p
+        p = predicted[r]
         t = oracle_target(system_id, variant, bound, dynamic, state, scratch, gold, labels,
                           legal[r], scores[r], p, costs, class_transition, class_label,
                           first_class, takes_label, zero_cost[r])
@@ -217,7 +215,7 @@ def oracle_step(
                 if w >= 0 and scores[r, p] - scores[r, w] < 1.0 and draws[r, 1] < aggressive_p:
                     f = w
         follow[r] = f
-    return predicted, target, follow
+    return target, follow
 
 
 @njit(cache=True)

@@ -44,6 +44,7 @@ from arcwise.eval.metrics import evaluate
 from arcwise.features import FeatureTable, default_table
 from arcwise.io.conllu import with_tree
 from arcwise.models import perceptron as pc
+from arcwise.models.kinds import scorer_class
 from arcwise.oracles import dispatch as oracles
 from arcwise import steps
 from arcwise.parse import Batch, Parser, TransitionParser, best_legal_class, max_steps
@@ -200,6 +201,7 @@ def train(
     variant_features: bool = True,
     model: str = "perceptron",
     neural: dict[str, Any] | None = None,
+    stepped_batch: int | None = None,
     **oracle_options: Any,
 ) -> tuple[TransitionParser, dict[str, Any]]:
     """Train a parser for `system` (a registry name like "covington-nm" or "arc-eager+lba").
@@ -234,6 +236,9 @@ def train(
     "bilstm" (`arcwise.models.bilstm`, trained step by step through
     `arcwise.stepped`; needs the neural extra); neural: its options
     (`bilstm.Sizes` fields, batch_sentences, aggressive_p, threads).
+    stepped_batch: train the perceptron step by step like any `Scorer`
+    (`arcwise.models.perceptron_scorer`), that many sentences advancing together,
+    instead of its fused loop (None); the result is the same kind of parser.
     Returns (the parser of the best epoch, the log).  Raises ArcwiseError
     (before any training) when no training sentence is a tree of two or more
     words the system can learn from.
@@ -242,6 +247,10 @@ def train(
         raise ValueError(f"model must be one of {', '.join(MODELS)}, not {model!r}")
     if neural and model == "perceptron":
         raise ValueError("neural options go with model='bilstm'")
+    if stepped_batch is not None and (model != "perceptron" or stepped_batch < 1):
+        raise ValueError("stepped_batch goes with model='perceptron' and is at least 1")
+    if stepped_batch is not None and guide is not None:
+        raise ValueError("a guided parser trains with the fused loop (stepped_batch=None)")
     if oracle not in ORACLES:
         raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
     if epochs < 1:
@@ -309,12 +318,16 @@ def train(
                            "oracle_options": oracle_options,
                            "oracle_priority": oracle_kernels.priority,
                            "pseudo_projective": pseudo_projective}
-        run = TrainingRun(system, ts, sentences, dev, vocabularies, classes, root_label,
+        run = TrainingRun(system, ts, sentences, batch, dev, vocabularies, classes, root_label,
                           prepared, usable, bound_index, dynamic, epochs, explore_from,
                           explore_p, seed, pseudo_projective, progress,
                           log_header(system, sentences, malformed, unbuildable, usable, lifted,
                                      hyperparameters))
-        return _train_stepped(run, neural or {})
+        options = dict(neural or {})
+        batch_sentences = int(options.pop("batch_sentences", 32))
+        aggressive_p = float(options.pop("aggressive_p", 0.1))
+        scorer = scorer_class(model).for_training(run, options)
+        return train_stepped(run, scorer, batch_sentences, aggressive_p)
     hyperparameters = {
         "oracle": oracle,
         "bound": bound,
@@ -330,8 +343,21 @@ def train(
         "guided": guide is not None,
         "variant_features": variant_features,
     }
+    if stepped_batch is not None:
+        hyperparameters["stepped_batch"] = stepped_batch
     log = log_header(system, sentences, malformed, unbuildable, usable, lifted,
                      hyperparameters)
+    if stepped_batch is not None:
+        run = TrainingRun(system, ts, sentences, batch, dev, vocabularies, classes, root_label,
+                          prepared, usable, bound_index, dynamic, epochs, explore_from,
+                          explore_p, seed, pseudo_projective, progress, log)
+        scorer = scorer_class("perceptron").for_training(run, {
+            "table": table, "transition_buckets": perceptron.transition_buckets,
+            "label_buckets": perceptron.label_buckets})
+        stepped_parser, log = train_stepped(run, scorer, stepped_batch, aggressive_p=0.0)
+        return Parser(system, vocabularies, table, classes, scorer.weights, root_label,
+                      hyperparameters, stepped_parser.scores, data_sha256(sentences),
+                      pseudo_projective=pseudo_projective), log
     parser = Parser(system, vocabularies, table, classes, perceptron.weights, root_label,
                     hyperparameters, {}, data_sha256(sentences),
                     pseudo_projective=pseudo_projective)
@@ -401,6 +427,8 @@ def length_batches(lengths: np.ndarray, size: int, rng: np.random.Generator) -> 
     """The indices of `lengths` in batches of `size` sentences of similar lengths, in a random
     order: shuffled, sorted by length within windows of 16 batches, cut, the batches shuffled."""
     order = rng.permutation(len(lengths))
+    if size == 1:  # nothing to pad: the shuffled order (the fused perceptron epoch's)
+        return [order[k : k + 1] for k in range(len(order))]
     window = 16 * size
     batches = []
     for start in range(0, len(order), window):
@@ -418,6 +446,7 @@ class TrainingRun:
     system: str
     ts: Any  # the `TransitionSystem` with its oracle
     sentences: list[Sentence]
+    batch: Batch  # the sentences encoded
     dev: list[Sentence]
     vocabularies: Vocabularies
     classes: pc.ClassSet
@@ -435,38 +464,19 @@ class TrainingRun:
     log: dict[str, Any]
 
 
-def _train_stepped(run: TrainingRun, options: dict[str, Any]):
-    """`train` for a stepped scorer (the BiLSTM): batches of sentences through
-    `arcwise.stepped.train_batch`, the best epoch on dev kept."""
-    import torch
-
+def train_stepped(run: TrainingRun, scorer, batch_sentences: int, aggressive_p: float):
+    """`train` for any stepped `Scorer`: batches of sentences through
+    `arcwise.stepped.train_batch`, the best epoch on dev kept; returns (parser, log)."""
     from arcwise import stepped
-    from arcwise.models import bilstm
 
-    options = dict(options)
-    batch_sentences = int(options.pop("batch_sentences", 32))
-    aggressive_p = float(options.pop("aggressive_p", 0.1))
-    threads = int(options.pop("threads", 0))
-    try:
-        sizes = bilstm.Sizes(**options)
-    except TypeError as error:
-        raise ValueError(f"unknown neural option ({error})") from None
-    if threads:
-        torch.set_num_threads(threads)
-    torch.use_deterministic_algorithms(True)
-    scorer = bilstm.BiLSTMScorer(run.ts.kernels.bases, run.classes,
-                                 bilstm.vocabulary_sizes(run.vocabularies), sizes, run.seed)
-    batch = Batch(run.sentences, run.vocabularies)
-    scorer.form_counts = bilstm.form_counts(batch.words, run.vocabularies)
-    run.log["hyperparameters"].update(sizes=dataclasses.asdict(sizes),
-                                      batch_sentences=batch_sentences, aggressive_p=aggressive_p,
-                                      threads=threads or torch.get_num_threads())
+    run.log["hyperparameters"].update(batch_sentences=batch_sentences,
+                                      aggressive_p=aggressive_p)
     parser = stepped.ScorerParser(run.system, run.vocabularies, run.classes, scorer,
                                   run.root_label, hyperparameters=run.log["hyperparameters"],
                                   training_data_sha256=data_sha256(run.sentences),
                                   pseudo_projective=run.pseudo_projective)
     dev_batch = Batch(run.dev, run.vocabularies) if run.dev else None
-    epochs_of = ScorerEpochs(run, scorer, batch, batch_sentences, aggressive_p)
+    epochs_of = ScorerEpochs(run, scorer, run.batch, batch_sentences, aggressive_p)
     return run_epochs(epochs_of, parser, run.log, epochs=run.epochs,
                       trained_sentences=len(run.usable),
                       score_dev=(lambda: score_parser(parser, run.dev, dev_batch)) if run.dev
@@ -476,7 +486,7 @@ def _train_stepped(run: TrainingRun, options: dict[str, Any]):
 class ScorerEpochs:
     """A stepped scorer's epochs (`arcwise.trainer.EpochTrainer`): batches of sentences of
     similar lengths through `arcwise.stepped.train_batch`, exploring as the oracle step's
-    policy says; snapshots are copies of the network's weights."""
+    policy says; snapshots are the scorer's (`Scorer.snapshot`)."""
 
     def __init__(self, run: TrainingRun, scorer, batch: Batch, batch_sentences: int,
                  aggressive_p: float):
@@ -510,14 +520,11 @@ class ScorerEpochs:
             "exploring": bool(explore),
         }
 
-    def snapshot(self) -> dict:
-        import copy
+    def snapshot(self) -> Any:
+        return self.scorer.snapshot()
 
-        return copy.deepcopy(self.scorer.network.state_dict())
-
-    def restore(self, snapshot: dict) -> None:
-        self.scorer.network.load_state_dict(snapshot)
-        self.scorer.network.eval()
+    def restore(self, snapshot: Any) -> None:
+        self.scorer.restore(snapshot)
 
 
 def score_parser(parser: Parser, gold: list[Sentence], batch: Batch | None = None):

@@ -17,6 +17,7 @@ the model file, never as a pickle.  Needs the neural extra (torch).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ import numpy as np
 from arcwise.errors import ArcwiseError
 from arcwise.features import words as wc
 from arcwise.features.addresses import BASE_NAMES
+from arcwise.steps import best_legal
 
 try:
     import torch
@@ -170,7 +172,8 @@ class Context:
     """One batch's BiLSTM vectors (flat: a row per batch word, then the missing vector) and
     the loss terms gathered while stepping through it."""
 
-    def __init__(self, vectors: torch.Tensor, shares: torch.Tensor):
+    def __init__(self, vectors: torch.Tensor, shares: torch.Tensor, train: bool):
+        self.train = train
         self.vectors = vectors
         self.shares = shares  # `Network.first_layers` of the vectors
         self.last: torch.Tensor | None = None  # the last `scores` output, for `learn`
@@ -202,6 +205,26 @@ class BiLSTMScorer:
         self.form_counts: np.ndarray | None = None
         self.rng = np.random.default_rng(seed)
 
+    @classmethod
+    def for_training(cls, run, options: dict[str, Any]) -> BiLSTMScorer:
+        """A new scorer for a training run (`arcwise.train.TrainingRun`) with options
+        `Sizes` fields and threads (torch's; 0: its default); records them in the log."""
+        options = dict(options)
+        threads = int(options.pop("threads", 0))
+        try:
+            sizes = Sizes(**options)
+        except TypeError as error:
+            raise ValueError(f"unknown neural option ({error})") from None
+        if threads:
+            torch.set_num_threads(threads)
+        torch.use_deterministic_algorithms(True)
+        scorer = cls(run.ts.kernels.bases, run.classes, vocabulary_sizes(run.vocabularies),
+                     sizes, run.seed)
+        scorer.form_counts = form_counts(run.batch.words, run.vocabularies)
+        run.log["hyperparameters"].update(sizes=asdict(sizes),
+                                          threads=threads or torch.get_num_threads())
+        return scorer
+
     # --- the Scorer protocol -----------------------------------------------
 
     def encode(self, batch, train: bool) -> Context:
@@ -215,22 +238,28 @@ class BiLSTMScorer:
             flat = vectors[torch.from_numpy(sentence), torch.from_numpy(where)]
             flat = torch.cat([flat, self.network.missing[None, :]])
             shares = self.network.first_layers(flat)
-        return Context(flat, shares)
+        return Context(flat, shares, train)
 
-    def scores(self, context: Context, rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    def scores(self, context: Context, states: np.ndarray, rows: np.ndarray,
+               positions: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """Class scores of the configurations (positions: -1 = no word -> missing vector)."""
         missing = context.vectors.shape[0] - 1
         index = torch.from_numpy(np.where(positions >= 0, positions, missing))
-        transition, label = self.network.mlp_scores(context.shares, index)
-        transition = transition[:, self.column_of_class]
-        n_labeled = transition.shape[1] - self.n_unlabeled
-        if n_labeled:
-            transition = transition + torch.cat(
-                [torch.zeros(len(rows), self.n_unlabeled), label[:, :n_labeled]], 1)
+        with torch.set_grad_enabled(context.train):
+            transition, label = self.network.mlp_scores(context.shares, index)
+            transition = transition[:, self.column_of_class]
+            n_labeled = transition.shape[1] - self.n_unlabeled
+            if n_labeled:
+                transition = transition + torch.cat(
+                    [torch.zeros(len(rows), self.n_unlabeled), label[:, :n_labeled]], 1)
         context.last = transition
         return transition.detach().numpy().astype(np.float64)
 
-    def learn(self, context: Context, zero_cost: np.ndarray, legal: np.ndarray) -> None:
+    def best(self, context: Context, scores: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        return best_legal(scores, legal)
+
+    def learn(self, context: Context, target: np.ndarray, zero_cost: np.ndarray,
+              legal: np.ndarray) -> None:
         """Hinge loss of the last scores: the best right class 1 above the best wrong one."""
         scores = context.last
         right = torch.from_numpy(zero_cost)
@@ -257,6 +286,13 @@ class BiLSTMScorer:
         if self.schedule is not None:
             self.schedule.step()
         return float(loss.detach())
+
+    def snapshot(self) -> dict:
+        return copy.deepcopy(self.network.state_dict())
+
+    def restore(self, snapshot: dict) -> None:
+        self.network.load_state_dict(snapshot)
+        self.network.eval()
 
     # --- model files -------------------------------------------------------
 

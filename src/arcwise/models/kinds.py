@@ -26,8 +26,10 @@ KINDS = {
     "pipeline": "arcwise.pipeline.pipeline:Pipeline",
 }
 # kind -> "module:Class" of the Scorer (`arcwise.models.scorer`) a ScorerParser of that kind holds
+# (its classmethod for_training(run, options) makes a new one for `arcwise.train`)
 SCORERS = {
     "bilstm": "arcwise.models.bilstm:BiLSTMScorer",
+    "perceptron": "arcwise.models.perceptron_scorer:PerceptronScorer",
 }
 
 
