@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
+from arcwise.errors import ArcwiseError
 from arcwise.io import conllu
 from arcwise.pipeline import web_addresses
 from arcwise.pipeline.tokenizer import (
@@ -53,6 +54,36 @@ def test_multiword_tokens_are_read_and_split():
     assert splits.words("Don't") == ("Do", "n't")
     assert splits.words("Del") == ("De", "el")
     assert splits.words("cat") == ("cat",)
+
+
+def test_unseen_forms_are_split_by_the_suffixes_the_treebank_splits_off():
+    def mwt(surface, *words):
+        return (surface, words, True)
+
+    def plain(surface):
+        return (surface, (surface,), True)
+
+    tokenized = [[mwt("Ann's", "Ann", "'s"), mwt("Bob's", "Bob", "'s"), mwt("Cy's", "Cy", "'s"),
+                  mwt("can't", "ca", "n't"), mwt("won't", "wo", "n't"),  # two forms: no rule
+                  plain("let's"), plain("let's"), plain("cats")]]
+    splits = MultiwordSplits.learn(tokenized)
+    assert splits.suffixes == {"'s": ("'s",)}
+    assert splits.words("Dee's") == ("Dee", "'s")
+    assert splits.words("DEE'S") == ("DEE", "'S")
+    assert splits.words("let's") == ("let's",)  # seen whole
+    assert splits.words("'s") == ("'s",) and splits.words("-'s") == ("-'s",)  # no word before
+    assert splits.words("don't") == ("don't",)
+    assert splits.words("can't") == ("ca", "n't")  # the forms themselves
+    # more tokens ending with the suffix stay whole than split: no rule
+    assert MultiwordSplits.learn(tokenized + [[plain(f"x{k}'s") for k in range(4)]]).suffixes == {}
+    # the model file's JSON, and the forms-only JSON of older files
+    again = MultiwordSplits.from_json(splits.to_json(), "m")
+    assert (again.splits, again.suffixes, again.whole) == (splits.splits, splits.suffixes,
+                                                           splits.whole)
+    old = MultiwordSplits.from_json({"don't": ["do", "n't"]}, "m")
+    assert old.words("Don't") == ("Do", "n't") and old.words("Dee's") == ("Dee's",)
+    with pytest.raises(ArcwiseError, match="bad multiword splits"):
+        MultiwordSplits.from_json({"forms": {}, "suffixes": {"'s": []}, "whole": []}, "m")
 
 
 def test_tokenizes_its_training_text(tokenizer, sentences):

@@ -25,7 +25,8 @@ treebank splits them.
 
 Multiword tokens come from the treebank's own range lines: a surface form
 seen as a multiword token more often than not (``don't`` -> ``do n't``,
-``del`` -> ``de el``) is split into its most frequent words (`MultiwordSplits`).
+``del`` -> ``de el``) is split into its most frequent words, an unseen one by
+the suffixes the treebank splits off (``Google's`` -> ``Google 's``; `MultiwordSplits`).
 """
 
 from __future__ import annotations
@@ -322,10 +323,24 @@ class MultiwordSplits:
     more often than as a plain token; it gets its most frequent words (ties: the
     first seen).  Case follows the surface: the words' own slices of it when they
     spell it out (``Don't`` -> ``Do n't``), else the first word capitalized like it.
+
+    A surface never seen is split by a *suffix rule*: the treebank's multiword
+    tokens whose words spell them out give the suffixes split off (``Google's`` ->
+    ``Google 's``, ``shouldn't`` -> ``should n't``); a suffix is a rule when more
+    of the training tokens ending with it are split that way than not, and at
+    least three different forms are (one form is a fact about it, not a rule).  The longest rule that leaves a prefix with a letter or digit applies;
+    forms seen whole more often than split stay whole (`whole`).
     """
 
-    def __init__(self, splits: dict[str, tuple[str, ...]] | None = None):
+    MIN_SUFFIX_FORMS = 3
+
+    def __init__(self, splits: dict[str, tuple[str, ...]] | None = None,
+                 suffixes: dict[str, tuple[str, ...]] | None = None,
+                 whole: Iterable[str] = ()):
         self.splits = dict(splits or {})
+        self.suffixes = dict(suffixes or {})  # lowercased suffix -> the words it splits into
+        self.whole = frozenset(whole)  # lowercased forms a suffix rule must not split
+        self.suffix_lengths = sorted({len(x) for x in self.suffixes}, reverse=True)
 
     @classmethod
     def learn(cls, tokenized: Iterable[Sequence[Token]]) -> MultiwordSplits:
@@ -342,14 +357,48 @@ class MultiwordSplits:
         for surface, counts in as_words.items():
             if sum(counts.values()) > plain[surface]:
                 splits[surface] = counts.most_common(1)[0][0]
-        return cls(splits)
+        # suffix rules: (suffix, its words) of every spelled-out split, then how many
+        # tokens ending with the suffix split that way and how many do not
+        tails: dict[str, Counter] = defaultdict(Counter)
+        for surface, counts in as_words.items():
+            for words, n in counts.items():
+                if "".join(words) == surface and len(words[0]) > 0:
+                    tails["".join(words[1:])][words[1:]] += n
+        suffixes = {suffix: counts.most_common(1)[0][0] for suffix, counts in tails.items()}
+        split_by = Counter()  # tokens
+        split_forms = Counter()
+        other = Counter()
+        lengths = sorted({len(x) for x in suffixes}, reverse=True)
+        for surface in plain.keys() | as_words.keys():
+            n_plain = plain[surface]
+            suffix = _longest_suffix(surface, suffixes, lengths)
+            if suffix is None:
+                continue
+            right = as_words[surface][(surface[: -len(suffix)], *suffixes[suffix])] \
+                if surface in as_words else 0
+            n_split = sum(as_words[surface].values()) if surface in as_words else 0
+            split_by[suffix] += right
+            split_forms[suffix] += right > 0
+            other[suffix] += n_plain + n_split - right
+        kept = {suffix: words for suffix, words in suffixes.items()
+                if split_forms[suffix] >= cls.MIN_SUFFIX_FORMS and split_by[suffix] > other[suffix]}
+        lengths = sorted({len(x) for x in kept}, reverse=True)
+        whole = [surface for surface in plain if surface not in splits
+                 and _longest_suffix(surface, kept, lengths) is not None]
+        return cls(splits, kept, whole)
 
     def words(self, surface: str) -> tuple[str, ...]:
         """The words of a token (itself alone if it is not split)."""
-        split = self.splits.get(surface.lower())
+        lower = surface.lower()
+        split = self.splits.get(lower)
         if split is None:
-            return (surface,)
-        if "".join(split) == surface.lower():
+            if lower in self.whole or len(lower) != len(surface):
+                return (surface,)
+            suffix = _longest_suffix(lower, self.suffixes, self.suffix_lengths)
+            if suffix is None:
+                return (surface,)
+            split = (lower[: -len(suffix)], *self.suffixes[suffix])
+        if "".join(split) == lower:
             out, at = [], 0
             for word in split:
                 out.append(surface[at : at + len(word)])
@@ -360,19 +409,42 @@ class MultiwordSplits:
             first = first[:1].upper() + first[1:]
         return (first, *split[1:])
 
-    def to_json(self) -> dict[str, list[str]]:
-        return {surface: list(words) for surface, words in sorted(self.splits.items())}
+    def to_json(self) -> dict[str, Any]:
+        return {"forms": {surface: list(words) for surface, words in sorted(self.splits.items())},
+                "suffixes": {suffix: list(words)
+                             for suffix, words in sorted(self.suffixes.items())},
+                "whole": sorted(self.whole)}
 
     @classmethod
     def from_json(cls, data: Any, source: str) -> MultiwordSplits:
-        if not isinstance(data, dict) or not all(
-            isinstance(s, str) and s and isinstance(w, list) and len(w) > 1
-            and all(isinstance(x, str) and x and x.strip() == x and "\t" not in x
-                    and "\n" not in x for x in w)
-            for s, w in data.items()
-        ):
+        def is_words(w: Any) -> bool:
+            return isinstance(w, list) and len(w) >= 1 and all(
+                isinstance(x, str) and x and x.strip() == x and "\t" not in x
+                and "\n" not in x for x in w)
+
+        def is_rules(rules: Any, least: int) -> bool:
+            return isinstance(rules, dict) and all(
+                isinstance(s, str) and s and is_words(w) and len(w) >= least
+                for s, w in rules.items())
+
+        if isinstance(data, dict) and isinstance(data.get("forms"), dict):
+            forms, suffixes, whole = data["forms"], data.get("suffixes"), data.get("whole")
+        else:  # a file of before the suffix rules: the forms alone
+            forms, suffixes, whole = data, {}, []
+        if not (is_rules(forms, 2) and is_rules(suffixes, 1) and isinstance(whole, list)
+                and all(isinstance(w, str) and w for w in whole)):
             raise ArcwiseError(f"{source}: corrupt model file (bad multiword splits)")
-        return cls({s: tuple(w) for s, w in data.items()})
+        return cls({s: tuple(w) for s, w in forms.items()},
+                   {s: tuple(w) for s, w in suffixes.items()}, whole)
+
+
+def _longest_suffix(lower: str, suffixes: dict[str, Any], lengths: Sequence[int]) -> str | None:
+    """The longest of `suffixes` that `lower` ends with, leaving a prefix with a letter or
+    digit (lengths: the suffixes' lengths, longest first); None if there is none."""
+    for n in lengths:
+        if len(lower) > n and lower[-n:] in suffixes and any(c.isalnum() for c in lower[:-n]):
+            return lower[-n:]
+    return None
 
 
 # --- the tokenizer ---------------------------------------------------------------
@@ -395,7 +467,8 @@ class Tokenizer:
         self.scores = dict(scores or {})
 
     def __repr__(self) -> str:
-        return f"Tokenizer({len(self.multiwords.splits)} multiword forms)"
+        return (f"Tokenizer({len(self.multiwords.splits)} multiword forms, "
+                f"{len(self.multiwords.suffixes)} suffix rules)")
 
     @classmethod
     def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
