@@ -130,3 +130,22 @@ def test_stepped_perceptron_times_both_paths(monkeypatch, tmp_path, capsys):
         ("train epoch", "stepped, 8 per batch"), ("parse", "fused"),
         ("parse", "stepped, 1 per batch"), ("parse", "stepped, 8 per batch")]
     assert all(r["cpu_s"] > 0 and r["sentences"] == 30 for r in rows)
+
+
+def test_transition_profile_times_every_phase(monkeypatch, tmp_path, capsys):
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import transition_profile
+
+    try:
+        small = tmp_path / "small.conllu"
+        conllu.write(small, itertools.islice(read_treebank(EWT / "dev.conllu.gz"), 20))
+        transition_profile.main(["--systems", "covington-nm", "--train", str(small), "--test",
+                                 str(small), "--epochs", "1", "--repeats", "1",
+                                 "--save-dir", str(tmp_path / "models")])
+    finally:
+        sys.modules.pop("transition_profile", None)
+    out = capsys.readouterr().out
+    assert "covington-nm:" in out and "no-arc" in out
+    for phase in transition_profile.PHASES + ("stepped", "fused"):
+        assert f"  {phase} " in out
+    assert (tmp_path / "models" / "covington-nm.arcwise").exists()

@@ -22,14 +22,20 @@ from arcwise.steps import arc_dependent
 
 
 @njit(cache=True)
-def score_rows(system_id, program, weights, states, rows, words, word_offsets, legal,
-               features, label_features, scores, predicted):
-    """Per row: the configuration's features, the transition score of every class
-    (`perceptron.score`) and the model's class (`perceptron.best_class`) in predicted."""
+def extract_rows(system_id, program, states, rows, words, word_offsets, features,
+                 label_features):
+    """Per row, the hashed features of configuration rows[r] (`arcwise.features.extract`)."""
     for r in range(rows.shape[0]):
         b = rows[r]
         sentence = words[word_offsets[b] : word_offsets[b + 1]]
         extract(system_id, states[b], program, sentence, features[r], label_features[r])
+
+
+@njit(cache=True)
+def score_rows(weights, legal, features, label_features, scores, predicted):
+    """Per row, the transition score of every class (`perceptron.score`) and the model's
+    class (`perceptron.best_class`) in predicted."""
+    for r in range(legal.shape[0]):
         predicted[r] = pc.best_class(weights, features[r], label_features[r], legal[r],
                                      scores[r])
 
@@ -123,9 +129,9 @@ class PerceptronScorer:
         features = np.empty((n, program.template_values.shape[0]), dtype=np.uint64)
         label_features = np.empty((n, program.label_templates.shape[0]), dtype=np.uint64)
         predicted = np.empty(n, dtype=np.int64)
-        score_rows(self.kernels.system_id, program, context.weights, states, rows,
-                   context.words, context.offsets, legal, features, label_features, scores,
-                   predicted)
+        extract_rows(self.kernels.system_id, program, states, rows, context.words,
+                     context.offsets, features, label_features)
+        score_rows(context.weights, legal, features, label_features, scores, predicted)
         context.states, context.rows = states, rows
         context.features, context.label_features = features, label_features
         context.predicted = predicted
