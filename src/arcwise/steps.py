@@ -82,23 +82,21 @@ def positions(system_id, states, rows, bases, word_offsets, out):
 
 
 @njit(cache=True)
-def arc_dependent(system_id, state, scratch, action):
-    """The word whose head `action` sets in state (applied to a scratch copy); -1 if none."""
-    scratch[:] = state
-    systems.apply(system_id, scratch, action, 0)
-    heads = st.HEADER + st.HEADS * (state[st.N] + 1)
-    for d in range(1, state[st.N] + 1):
-        if scratch[heads + d] != state[heads + d] and scratch[heads + d] != -1:
-            return d
-    return -1
+def arc_dependent(system_id, state, action):
+    """The word whose head `action` sets in state, as the system says (`systems.arc`);
+    -1 if it builds no arc or gives the word the head it has."""
+    head, dependent = systems.arc(system_id, state, action)
+    if dependent <= 0 or head < 0 or st.head_of(state, dependent) == head:
+        return -1
+    return dependent
 
 
 @njit(cache=True)
-def labeled_class(system_id, state, scratch, action, gold_label, first_class, takes_label):
+def labeled_class(system_id, state, action, gold_label, first_class, takes_label):
     """The class of action labeled, for an arc, with the gold label of its dependent."""
     label = 0
     if takes_label[action]:
-        d = arc_dependent(system_id, state, scratch, action)
+        d = arc_dependent(system_id, state, action)
         if d > 0 and gold_label[d] >= 0:
             label = gold_label[d]
     return pc.class_of(first_class, takes_label, action, label)
@@ -106,7 +104,7 @@ def labeled_class(system_id, state, scratch, action, gold_label, first_class, ta
 
 @njit(cache=True)
 def zero_cost_classes(
-    system_id, variant, state, scratch, gold, bound, legal, costs, class_transition,
+    system_id, variant, state, gold, bound, legal, costs, class_transition,
     class_label, gold_label, out,
 ):
     """out[c] = is class c legal and zero-cost (least-cost transition; for an arc, gold label)."""
@@ -124,7 +122,7 @@ def zero_cost_classes(
             action = class_transition[c]
             if action != last_action:  # first class of the action's label block
                 last_action = action
-                d = arc_dependent(system_id, state, scratch, action)
+                d = arc_dependent(system_id, state, action)
                 label = gold_label[d] if d > 0 else -1
             if label >= 0:
                 out[c] = class_label[c] == label
@@ -132,7 +130,7 @@ def zero_cost_classes(
 
 @njit(cache=True)
 def oracle_target(
-    system_id, variant, bound, dynamic, state, scratch, gold, gold_label, legal, scores,
+    system_id, variant, bound, dynamic, state, gold, gold_label, legal, scores,
     predicted, costs, class_transition, class_label, first_class, takes_label, zero_cost,
 ):
     """The class to learn in state given the model's `predicted` class; -1 when the oracle
@@ -145,7 +143,7 @@ def oracle_target(
     learn: the predicted label of the same transition is as good as any.
     """
     if dynamic:
-        zero_cost_classes(system_id, variant, state, scratch, gold, bound, legal, costs,
+        zero_cost_classes(system_id, variant, state, gold, bound, legal, costs,
                           class_transition, class_label, gold_label, zero_cost)
         target = predicted if predicted >= 0 and zero_cost[predicted] else pc.argmax(
             scores, zero_cost)
@@ -154,14 +152,14 @@ def oracle_target(
         action = oracles.static(system_id, variant, state, gold)
         if action < 0 or action >= costs.shape[0] or first_class[action] < 0:
             return -1
-        target = labeled_class(system_id, state, scratch, action, gold_label, first_class,
+        target = labeled_class(system_id, state, action, gold_label, first_class,
                                takes_label)
         if not legal[target]:
             return -1
         zero_cost[target] = True
     if target >= 0 and predicted >= 0 and target != predicted and class_label[target] >= 0:
         if class_transition[target] == class_transition[predicted] \
-                and arc_dependent(system_id, state, scratch, class_transition[target]) <= 0:
+                and arc_dependent(system_id, state, class_transition[target]) <= 0:
             zero_cost[predicted] = True
             target = predicted
     return target
@@ -193,11 +191,10 @@ def oracle_step(
     for r in range(n_rows):
         b = rows[r]
         state = states[b]
-        scratch = state.copy()
         gold = gold_of(gold_flat, gold_offsets, b)
         labels = gold_label[word_offsets[b] : word_offsets[b] + state[st.N] + 1]
         p = predicted[r]
-        t = oracle_target(system_id, variant, bound, dynamic, state, scratch, gold, labels,
+        t = oracle_target(system_id, variant, bound, dynamic, state, gold, labels,
                           legal[r], scores[r], p, costs, class_transition, class_label,
                           first_class, takes_label, zero_cost[r])
         target[r] = t

@@ -70,7 +70,6 @@ def train_sentence(
     n = words.shape[0] - 1
     n_classes = class_transition.shape[0]
     state = systems.initial(system_id, n, options)
-    scratch = state.copy()
     mask = np.zeros(systems.n_actions(system_id), dtype=np.bool_)
     costs = np.zeros(systems.n_actions(system_id), dtype=np.int64)
     legal = np.zeros(n_classes, dtype=np.bool_)
@@ -90,7 +89,7 @@ def train_sentence(
             break
         if dynamic:
             zero_cost_classes(
-                system_id, variant, state, scratch, gold, bound, legal, costs,
+                system_id, variant, state, gold, bound, legal, costs,
                 class_transition, class_label, gold_label, zero_cost,
             )
             target = predicted if zero_cost[predicted] else pc.argmax(scores, zero_cost)
@@ -101,13 +100,13 @@ def train_sentence(
             if action < 0 or action >= mask.shape[0] or not mask[action] or first_class[action] < 0:
                 break
             target = labeled_class(
-                system_id, state, scratch, action, gold_label, first_class, takes_label
+                system_id, state, action, gold_label, first_class, takes_label
             )
         # a labeled transition that adds no arc here (arc-eager-nm's REDUCE of a
         # headed word) has no label to learn: any of its labels is the target
         adds_arc = True
         if target != predicted and class_label[target] >= 0:
-            adds_arc = arc_dependent(system_id, state, scratch, class_transition[target]) > 0
+            adds_arc = arc_dependent(system_id, state, class_transition[target]) > 0
             if not adds_arc and class_transition[target] == class_transition[predicted]:
                 target = predicted
         if target != predicted:

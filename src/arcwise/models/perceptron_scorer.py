@@ -54,9 +54,7 @@ def learn_rows(system_id, weights, totals, step, states, rows, features, label_f
             # a labeled transition that adds no arc here has no label to learn
             adds_arc = True
             if class_label[t] >= 0:
-                state = states[rows[r]]
-                adds_arc = arc_dependent(system_id, state, state.copy(),
-                                         class_transition[t]) > 0
+                adds_arc = arc_dependent(system_id, states[rows[r]], class_transition[t]) > 0
             pc.update(weights, totals, features[r], label_features[r], t, p, step, adds_arc)
             updates += 1
         step += 1
