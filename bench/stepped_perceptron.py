@@ -1,7 +1,7 @@
 """The perceptron's fused compiled loops against the same perceptron stepped as a Scorer.
 
     .venv/bin/python bench/stepped_perceptron.py [--system arc-eager] [--train PATH]
-        [--test PATH] [--batches 1,32,256] [--repeats 3] [--json]
+        [--test PATH] [--batches 1,32,256] [--repeats 3] [--buckets N] [--json]
 
 Issue #16 asks the perceptron to be one implementation of the `Scorer`
 protocol and to keep its fused epoch "as a fast path if that is measurably
@@ -53,13 +53,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--test", default=str(DATA / "test.conllu.gz"))
     ap.add_argument("--batches", default="1,32,256", help="sentences per stepped batch")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--buckets", type=int, help="transition buckets (default: the system's)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     batches = [int(b) for b in args.batches.split(",")]
     numba.set_num_threads(1)
     sentences = list(read_treebank(args.train))
     test = list(read_treebank(args.test))
-    options = dict(oracle="dynamic", epochs=1, explore_from=1, seed=0)
+    options = dict(oracle="dynamic", epochs=1, explore_from=1, seed=0,
+                   transition_buckets=args.buckets)
     for k in (None, 1):  # warm-up: compile both paths
         train(args.system, sentences[:20], stepped_batch=k, **options)
     rows = []

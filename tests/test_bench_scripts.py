@@ -121,7 +121,7 @@ def test_stepped_perceptron_times_both_paths(monkeypatch, tmp_path, capsys):
         small = tmp_path / "small.conllu"
         conllu.write(small, itertools.islice(read_treebank(EWT / "dev.conllu.gz"), 30))
         stepped_perceptron.main(["--train", str(small), "--test", str(small), "--batches",
-                                 "1,8", "--repeats", "1", "--json"])
+                                 "1,8", "--repeats", "1", "--buckets", str(2**14), "--json"])
     finally:
         sys.modules.pop("stepped_perceptron", None)
     rows = json.loads(capsys.readouterr().out)
