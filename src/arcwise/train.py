@@ -58,7 +58,7 @@ from arcwise.trees.projectivity import is_well_formed
 from arcwise.vocab import Vocabularies
 
 ORACLES = ("static", "dynamic")
-MODELS = ("perceptron", "bilstm")  # what scores the transitions  # the oracles with an `oracle_priority`
+MODELS = ("perceptron", "bilstm")  # what scores the transitions
 
 
 @njit(cache=True)

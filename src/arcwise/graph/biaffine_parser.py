@@ -22,8 +22,8 @@ from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
 from arcwise.graph.eisner import eisner
 from arcwise.io import annotate
 from arcwise.models import modelfile
-from arcwise.models.bilstm import (decayed, encoder_inputs, form_counts, need_torch,
-                                    vocabulary_sizes)
+from arcwise.models.bilstm import (configured, decayed, encoder_inputs, form_counts,
+                                   need_torch, vocabulary_sizes)
 from arcwise.pipeline.text_api import AnnotatesText
 from arcwise.trace import NOT_TRANSITION_BASED
 from arcwise.trees.projectivity import is_well_formed
@@ -217,14 +217,7 @@ def train_biaffine(
         raise ValueError(f"decoder must be one of {', '.join(DECODERS)}, not {decoder!r}")
     options = dict(neural or {})
     batch_sentences = int(options.pop("batch_sentences", 32))
-    threads = int(options.pop("threads", 0))
-    try:
-        sizes = BiaffineSizes(**options)
-    except TypeError as error:
-        raise ValueError(f"unknown neural option ({error})") from None
-    if threads:
-        torch.set_num_threads(threads)
-    torch.use_deterministic_algorithms(True)
+    sizes, threads = configured(options, BiaffineSizes)
     torch.manual_seed(seed)
     sentences = list(train_sentences)
     dev = list(dev_sentences or [])

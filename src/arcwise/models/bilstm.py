@@ -70,6 +70,21 @@ class Sizes:
                              "use a decay in (0, 1] and at least 1 update")
 
 
+def configured(options: dict[str, Any], sizes_class: type) -> tuple[Any, int]:
+    """(sizes_class(**options), threads) of a neural model's options, with torch set to
+    that many threads (``threads``; 0: torch's default) and deterministic algorithms."""
+    options = dict(options)
+    threads = int(options.pop("threads", 0))
+    try:
+        sizes = sizes_class(**options)
+    except TypeError as error:
+        raise ValueError(f"unknown neural option ({error})") from None
+    if threads:
+        torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    return sizes, threads
+
+
 def decayed(optimizer, sizes: Sizes):
     """The scheduler that decays the optimizer's learning rate as `sizes` says (step it
     after each update), or None when the rate stays constant."""
@@ -209,15 +224,7 @@ class BiLSTMScorer:
     def for_training(cls, run, options: dict[str, Any]) -> BiLSTMScorer:
         """A new scorer for a training run (`arcwise.train.TrainingRun`) with options
         `Sizes` fields and threads (torch's; 0: its default); records them in the log."""
-        options = dict(options)
-        threads = int(options.pop("threads", 0))
-        try:
-            sizes = Sizes(**options)
-        except TypeError as error:
-            raise ValueError(f"unknown neural option ({error})") from None
-        if threads:
-            torch.set_num_threads(threads)
-        torch.use_deterministic_algorithms(True)
+        sizes, threads = configured(options, Sizes)
         scorer = cls(run.ts.kernels.bases, run.classes, vocabulary_sizes(run.vocabularies),
                      sizes, run.seed)
         scorer.form_counts = form_counts(run.batch.words, run.vocabularies)

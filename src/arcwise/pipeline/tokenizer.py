@@ -328,8 +328,9 @@ class MultiwordSplits:
     tokens whose words spell them out give the suffixes split off (``Google's`` ->
     ``Google 's``, ``shouldn't`` -> ``should n't``); a suffix is a rule when more
     of the training tokens ending with it are split that way than not, and at
-    least three different forms are (one form is a fact about it, not a rule).  The longest rule that leaves a prefix with a letter or digit applies;
-    forms seen whole more often than split stay whole (`whole`).
+    least three different forms are (one form is a fact about it, not a rule).
+    The longest rule that leaves a prefix with a letter or digit applies; forms
+    seen whole more often than split stay whole (`whole`).
     """
 
     MIN_SUFFIX_FORMS = 3
@@ -381,7 +382,8 @@ class MultiwordSplits:
             split_forms[suffix] += right > 0
             other[suffix] += n_plain + n_split - right
         kept = {suffix: words for suffix, words in suffixes.items()
-                if split_forms[suffix] >= cls.MIN_SUFFIX_FORMS and split_by[suffix] > other[suffix]}
+                if split_forms[suffix] >= cls.MIN_SUFFIX_FORMS
+                and split_by[suffix] > other[suffix]}
         lengths = sorted({len(x) for x in kept}, reverse=True)
         whole = [surface for surface in plain if surface not in splits
                  and _longest_suffix(surface, kept, lengths) is not None]
