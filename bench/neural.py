@@ -86,7 +86,7 @@ def main() -> int:
         if args.save:
             model.save(args.save / f"{spec.replace(':', '_')}.arcwise")
         rows.append({
-            "configuration": spec, "test_uas": round(scores.uas, 2),
+            "configuration": " ".join([spec, *args.neural]), "test_uas": round(scores.uas, 2),
             "test_las": round(scores.las, 2), "best_epoch": log["best_epoch"],
             "train_seconds_to_best": round(to_best, 1), "train_seconds": round(total, 1),
             "parse_sentences_per_second": round(len(test) / parse_seconds, 1),
@@ -118,7 +118,8 @@ def keep(row: dict) -> None:
     from arcwise.io.atomic import atomic_write
 
     RESULTS.mkdir(parents=True, exist_ok=True)
-    name = f"{row['train']}_{row['configuration'].replace(':', '_')}_e{row['epochs']}"
+    configuration = row["configuration"].replace(":", "_").replace(" ", "_").replace("=", "")
+    name = f"{row['train']}_{configuration}_e{row['epochs']}"
     with atomic_write(RESULTS / f"{name}.json") as f:
         f.write(json.dumps(row, indent=1) + "\n")
     write_section()

@@ -332,3 +332,27 @@ def test_cli_refuses_a_decay_out_of_range(tmp_path):
                       "decay=1.5", "--train", treebank, "-o", tmp_path / "m.arcwise")
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert "decay 1.5" in refused.stderr
+
+
+def test_dropout_is_applied_in_training_only_and_recorded(data, tmp_path):
+    from arcwise.models.bilstm import Sizes
+
+    with pytest.raises(ValueError, match="dropout 1.0"):
+        Sizes(dropout=1.0)
+    parser, log = tiny_train("arc-eager", data, dropout=0.5)
+    assert log["hyperparameters"]["sizes"]["dropout"] == 0.5
+    assert parser.scorer.network.encoder.dropout.p == 0.5
+    def same(a, b):
+        return all(list(h1) == list(h2) and list(d1) == list(d2)
+                   for (h1, d1), (h2, d2) in zip(a, b, strict=True))
+
+    trees = parser.parse(data[1])
+    assert not parser.scorer.network.training  # parsing runs without dropout: repeatable
+    assert same(parser.parse(data[1]), trees)
+    parser.save(tmp_path / "m.arcwise")
+    loaded = arcwise.load(tmp_path / "m.arcwise")
+    assert loaded.scorer.sizes.dropout == 0.5 and same(loaded.parse(data[1]), trees)
+    # a different rate trains a different model from the same seed
+    other, _ = tiny_train("arc-eager", data)
+    a, b = parser.scorer.arrays(), other.scorer.arrays()
+    assert not all(np.array_equal(a[k], b[k]) for k in a)

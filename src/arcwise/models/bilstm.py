@@ -63,11 +63,16 @@ class Sizes:
     # Manning 2017: 0.75 and 5,000); 1.0 keeps it constant
     decay: float = 1.0
     decay_updates: int = 5000
+    # dropout on the embeddings, between the BiLSTM layers and on its output while
+    # training (Dozat & Manning 2017: 0.33); 0 = none, as Kiperwasser & Goldberg 2016
+    dropout: float = 0.0
 
     def __post_init__(self):
         if not 0 < self.decay <= 1 or self.decay_updates < 1:
             raise ValueError(f"decay {self.decay} every {self.decay_updates} updates: "
                              "use a decay in (0, 1] and at least 1 update")
+        if not 0 <= self.dropout < 1:
+            raise ValueError(f"dropout {self.dropout}: use a rate in [0, 1)")
 
 
 def configured(options: dict[str, Any], sizes_class: type) -> tuple[Any, int]:
@@ -154,7 +159,7 @@ class Network(nn.Module if nn is not None else object):
     def __init__(self, vocabulary_sizes: list[int], n_bases: int, n_columns: int,
                  n_slots: int, sizes: Sizes):
         super().__init__()
-        self.encoder = Encoder(vocabulary_sizes, sizes)
+        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout)
         width = self.encoder.width
         self.missing = nn.Parameter(torch.zeros(width))
         self.transition = nn.Sequential(nn.Linear(n_bases * width, sizes.hidden), nn.Tanh(),
