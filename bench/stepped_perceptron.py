@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
 import numba
@@ -31,19 +30,9 @@ from arcwise.io import read_treebank
 from arcwise.models.perceptron_scorer import PerceptronScorer
 from arcwise.parse import Batch
 from arcwise.train import train
+from timing import best_of
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
-
-
-def best_of(repeats: int, run) -> tuple[float, float]:
-    """(CPU seconds, wall seconds), each the least over repeats."""
-    cpu, wall = [], []
-    for _ in range(repeats):
-        c, w = time.process_time(), time.perf_counter()
-        run()
-        cpu.append(time.process_time() - c)
-        wall.append(time.perf_counter() - w)
-    return min(cpu), min(wall)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -69,17 +58,17 @@ def main(argv: list[str] | None = None) -> None:
     def training(k):
         return lambda: train(args.system, sentences, stepped_batch=k, **options)
 
-    cpu, wall = best_of(args.repeats, training(None))
+    wall, cpu = best_of(args.repeats, training(None))
     rows.append(("train epoch", "fused", cpu, wall, len(sentences)))
     for k in batches:
-        cpu, wall = best_of(args.repeats, training(k))
+        wall, cpu = best_of(args.repeats, training(k))
         rows.append(("train epoch", f"stepped, {k} per batch", cpu, wall, len(sentences)))
 
     parser, _ = train(args.system, sentences, **options)
     batch = Batch(test, parser.vocabularies)
     scorer = PerceptronScorer.of_parser(parser)
     root = parser.classes.labels.index(parser.root_label)
-    cpu, wall = best_of(args.repeats, lambda: parser.parse_encoded(batch))
+    wall, cpu = best_of(args.repeats, lambda: parser.parse_encoded(batch))
     rows.append(("parse", "fused", cpu, wall, len(test)))
     for k in batches:
         parts = [stepped.sub_batch(batch, range(s, min(s + k, len(batch))))
@@ -89,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
             for part in parts:
                 stepped.parse(scorer, parser.kernels, parser.classes, part, root)
 
-        cpu, wall = best_of(args.repeats, parse_parts)
+        wall, cpu = best_of(args.repeats, parse_parts)
         rows.append(("parse", f"stepped, {k} per batch", cpu, wall, len(test)))
 
     if args.json:

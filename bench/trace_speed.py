@@ -14,21 +14,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 from pathlib import Path
 
+from timing import best_of
+
 TEST = Path(__file__).resolve().parents[1] / "data" / "en_ewt" / "test.conllu.gz"
-
-
-def best_of(repeats: int, function) -> tuple[float, float]:
-    """The least wall-clock and the least CPU seconds of `repeats` calls."""
-    wall, cpu = [], []
-    for _ in range(repeats):
-        w, c = time.perf_counter(), time.process_time()
-        function()
-        wall.append(time.perf_counter() - w)
-        cpu.append(time.process_time() - c)
-    return min(wall), min(cpu)
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
