@@ -30,6 +30,11 @@ class Scorer(Protocol):
     kind: str  # the model-kind name a model file records (`arcwise.models.kinds`)
     bases: tuple[str, ...]  # the base positions it reads (`arcwise.features.addresses`)
 
+    @classmethod
+    def for_training(cls, run: Any, options: dict[str, Any]) -> Scorer:
+        """A new scorer for a training run (`arcwise.train.TrainingRun`) with the model's
+        options; records what it set in the run's log."""
+
     def encode(self, batch: Any, train: bool) -> Any:
         """Whatever the scorer computes once per batch of sentences (a BiLSTM's vectors)."""
 
