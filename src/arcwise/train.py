@@ -289,7 +289,6 @@ def train(
         raise ValueError("guide trees go with a guided feature table, and only with one")
     if guide is not None and dev and dev_guide is None:
         raise ValueError("a guided parser needs the guide's trees of the dev sentences too")
-    perceptron = pc.AveragedPerceptron(classes, transition_buckets, label_buckets)
 
     batch = Batch(sentences, vocabularies, guide)
     gold_label = np.maximum(batch.deprel - 2, -1).astype(np.int32)  # vocabulary id -> label id
@@ -309,6 +308,12 @@ def train(
         one_word = sum(1 for k in usable if sentences[k].n < 2)
         raise ArcwiseError(nothing_to_learn(
             len(sentences), malformed, unbuildable if not dynamic else 0, one_word))
+
+    def training_run(log: dict[str, Any]) -> TrainingRun:
+        return TrainingRun(system, ts, sentences, batch, dev, vocabularies, classes, root_label,
+                           prepared, usable, bound_index, dynamic, epochs, explore_from,
+                           explore_p, seed, pseudo_projective, progress, log)
+
     if model != "perceptron":
         if guide is not None:
             raise ValueError("a guided (stacking) parser is a perceptron model")
@@ -317,16 +322,14 @@ def train(
                            "oracle_options": oracle_options,
                            "oracle_priority": oracle_kernels.priority,
                            "pseudo_projective": pseudo_projective}
-        run = TrainingRun(system, ts, sentences, batch, dev, vocabularies, classes, root_label,
-                          prepared, usable, bound_index, dynamic, epochs, explore_from,
-                          explore_p, seed, pseudo_projective, progress,
-                          log_header(system, sentences, malformed, unbuildable, usable, lifted,
-                                     hyperparameters))
+        run = training_run(log_header(system, sentences, malformed, unbuildable, usable,
+                                      lifted, hyperparameters))
         options = dict(neural or {})
         batch_sentences = int(options.pop("batch_sentences", 32))
         aggressive_p = float(options.pop("aggressive_p", 0.1))
         scorer = scorer_class(model).for_training(run, options)
         return train_stepped(run, scorer, batch_sentences, aggressive_p)
+    perceptron = pc.AveragedPerceptron(classes, transition_buckets, label_buckets)
     hyperparameters = {
         "oracle": oracle,
         "bound": bound,
@@ -347,12 +350,9 @@ def train(
     log = log_header(system, sentences, malformed, unbuildable, usable, lifted,
                      hyperparameters)
     if stepped_batch is not None:
-        run = TrainingRun(system, ts, sentences, batch, dev, vocabularies, classes, root_label,
-                          prepared, usable, bound_index, dynamic, epochs, explore_from,
-                          explore_p, seed, pseudo_projective, progress, log)
-        scorer = scorer_class("perceptron").for_training(run, {
-            "table": table, "transition_buckets": perceptron.transition_buckets,
-            "label_buckets": perceptron.label_buckets})
+        run = training_run(log)
+        scorer = scorer_class("perceptron").for_training(
+            run, {"table": table, "perceptron": perceptron})
         stepped_parser, log = train_stepped(run, scorer, stepped_batch, aggressive_p=0.0)
         return Parser(system, vocabularies, table, classes, scorer.weights, root_label,
                       hyperparameters, stepped_parser.scores, data_sha256(sentences),

@@ -64,9 +64,8 @@ def learn_rows(system_id, weights, totals, step, states, rows, features, label_f
 class Context:
     """One batch's words and what the last `scores` call saw (for `learn`)."""
 
-    def __init__(self, batch, weights: pc.Weights, train: bool):
-        self.words, self.offsets, self.weights, self.train = (
-            batch.words, batch.offsets, weights, train)
+    def __init__(self, batch, weights: pc.Weights):
+        self.words, self.offsets, self.weights = batch.words, batch.offsets, weights
         self.states = self.rows = self.features = self.label_features = None
         self.predicted = np.zeros(0, dtype=np.int64)
         self.configurations = 0
@@ -74,8 +73,8 @@ class Context:
 
 
 class PerceptronScorer:
-    """The `Scorer` of an averaged perceptron: trainable (`training`) or with the averaged
-    weights of a trained parser (`of_parser`)."""
+    """The `Scorer` of an averaged perceptron: trainable (`for_training`) or with the
+    averaged weights of a trained parser (`of_parser`)."""
 
     kind = "perceptron"
     bases = ()  # it reads the whole configuration through its feature table
@@ -93,10 +92,11 @@ class PerceptronScorer:
     @classmethod
     def for_training(cls, run, options: dict[str, Any]) -> PerceptronScorer:
         """A new scorer for a training run (`arcwise.train.TrainingRun`); options: table
-        (default: the system's), transition_buckets, label_buckets (None: the defaults)."""
+        (default: the system's), and perceptron (the `AveragedPerceptron` to train, if
+        already made) or transition_buckets, label_buckets (None: the defaults)."""
         table = options.get("table") or default_table(run.system)
-        perceptron = pc.AveragedPerceptron(run.classes, options.get("transition_buckets"),
-                                           options.get("label_buckets"))
+        perceptron = options.get("perceptron") or pc.AveragedPerceptron(
+            run.classes, options.get("transition_buckets"), options.get("label_buckets"))
         untrained = pc.zeros(run.classes, perceptron.transition_buckets,
                              perceptron.label_buckets, np.float32)
         return cls(run.ts.kernels, table, run.classes, untrained, perceptron)
@@ -113,9 +113,7 @@ class PerceptronScorer:
     # --- the Scorer protocol -----------------------------------------------
 
     def encode(self, batch, train: bool) -> Context:
-        if train:
-            return Context(batch, self.perceptron.weights, True)
-        return Context(batch, self.averaged(), False)
+        return Context(batch, self.perceptron.weights if train else self.averaged())
 
     def scores(self, context: Context, states: np.ndarray, rows: np.ndarray,
                positions: np.ndarray, legal: np.ndarray) -> np.ndarray:
