@@ -356,3 +356,41 @@ def test_dropout_is_applied_in_training_only_and_recorded(data, tmp_path):
     other, _ = tiny_train("arc-eager", data)
     a, b = parser.scorer.arrays(), other.scorer.arrays()
     assert not all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_character_vectors_tell_unknown_words_apart_and_travel_in_the_model_file(data,
+                                                                                 tmp_path):
+    from arcwise.graph.biaffine_parser import train_biaffine
+    from arcwise.models.bilstm import MAX_CHARS, CharEncoder, Sizes, char_vocabulary
+
+    with pytest.raises(ValueError, match="chars -1"):
+        Sizes(chars=-1)
+    assert char_vocabulary(["ab", "ba", "c"]) == "abc"
+    torch.manual_seed(0)
+    encoder = CharEncoder("abc", Sizes(chars=3, char_embedding=2))
+    forms = np.array([["abc", "cab", ""], ["zzz", "abc", "q" * 100]], dtype=object)
+    vectors = encoder(forms)
+    assert vectors.shape == (2, 3, 6)
+    assert torch.equal(vectors[0, 0], vectors[1, 1])  # one form, one vector
+    assert not torch.equal(vectors[0, 0], vectors[0, 1])  # the order of characters counts
+    assert not torch.equal(vectors[1, 0], vectors[0, 0])  # unknown characters are a character
+    long = np.array(["x" * (MAX_CHARS // 2) + "y" * 200 + "x" * (MAX_CHARS // 2)], dtype=object)
+    assert torch.allclose(encoder(long)[0], encoder(np.array(["x" * MAX_CHARS], object))[0])
+
+    parser, log = tiny_train("arc-eager", data, chars=4, char_embedding=3)
+    assert log["hyperparameters"]["sizes"]["chars"] == 4
+    assert set(parser.scorer.network.encoder.chars_vocabulary) == {
+        c for s in data[0] for f in s.form for c in f}
+    trees = parser.parse(data[1])
+    parser.save(tmp_path / "m.arcwise")
+    loaded = arcwise.load(tmp_path / "m.arcwise")
+    assert loaded.scorer.network.encoder.chars_vocabulary == \
+        parser.scorer.network.encoder.chars_vocabulary
+    assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
+               for a, b in zip(trees, loaded.parse(data[1])))
+    biaffine, _ = train_biaffine(data[0], data[1], epochs=1, seed=1,
+                                 neural={**TINY, "arc": 8, "label": 4, "chars": 4})
+    trees = biaffine.parse(data[1])
+    biaffine.save(tmp_path / "b.arcwise")
+    assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
+               for a, b in zip(trees, arcwise.load(tmp_path / "b.arcwise").parse(data[1])))

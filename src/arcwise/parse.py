@@ -301,6 +301,16 @@ class Batch:
 
         self.deprel = flat("deprel")
         self.head = flat("head")
+        self._sentences = sentences
+        self._forms: np.ndarray | None = None
+
+    @property
+    def forms(self) -> np.ndarray:
+        """Every row's form (an object array; made when first asked: only character
+        models read it)."""
+        if self._forms is None:
+            self._forms = np.array([f for s in self._sentences for f in s.form], dtype=object)
+        return self._forms
 
     def __len__(self) -> int:
         return len(self.offsets) - 1

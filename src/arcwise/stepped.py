@@ -27,7 +27,8 @@ STOPPED = np.iinfo(np.int64).max // 2  # a step count that takes a row out of `r
 
 
 def sub_batch(batch: Batch, indices: Sequence[int]) -> SimpleNamespace:
-    """The sentences `indices` of an encoded batch, as a batch of their own (words, offsets)."""
+    """The sentences `indices` of an encoded batch, as a batch of their own (words, offsets,
+    deprel, forms)."""
     offsets = batch.offsets
     sizes = np.array([offsets[k + 1] - offsets[k] for k in indices], dtype=np.int64)
     new_offsets = np.zeros(len(indices) + 1, dtype=np.int64)
@@ -35,7 +36,8 @@ def sub_batch(batch: Batch, indices: Sequence[int]) -> SimpleNamespace:
     rows = np.concatenate([np.arange(offsets[k], offsets[k + 1]) for k in indices]) \
         if len(indices) else np.zeros(0, dtype=np.int64)
     return SimpleNamespace(words=batch.words[rows], offsets=new_offsets,
-                           deprel=batch.deprel[rows], guided=batch.guided)
+                           deprel=batch.deprel[rows], guided=batch.guided,
+                           forms=batch.forms[rows])
 
 
 class Stepper:

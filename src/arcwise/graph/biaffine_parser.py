@@ -22,8 +22,8 @@ from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
 from arcwise.graph.eisner import eisner
 from arcwise.io import annotate
 from arcwise.models import modelfile
-from arcwise.models.bilstm import (configured, decayed, encoder_inputs, form_counts,
-                                   need_torch, vocabulary_sizes)
+from arcwise.models.bilstm import (char_vocabulary, configured, decayed, encoder_inputs,
+                                   form_counts, need_torch, vocabulary_sizes)
 from arcwise.pipeline.text_api import AnnotatesText
 from arcwise.trace import NOT_TRANSITION_BASED
 from arcwise.trees.projectivity import is_well_formed
@@ -87,9 +87,10 @@ class BiaffineParser(AnnotatesText):
         for start in range(0, len(sentences), PARSE_SENTENCES):
             chosen = by_length[start : start + PARSE_SENTENCES]
             batch = Batch([sentences[k] for k in chosen], self.vocabularies)
-            columns, lengths, _, _ = encoder_inputs(batch.words, batch.offsets, None, 0, None)
+            inputs = encoder_inputs(batch, None, 0, None, chars=bool(self.sizes.chars))
+            columns, lengths = inputs.columns, inputs.lengths
             with torch.no_grad():
-                arcs, label_dependent, label_head = self.network(columns, lengths)
+                arcs, label_dependent, label_head = self.network(inputs)
                 arcs = arcs.masked_fill(~padding_mask(lengths)[:, None, :], float("-inf"))
                 log_probabilities = torch.log_softmax(arcs, -1).double().numpy()
                 heads = np.zeros(columns.shape[:2], dtype=np.int64)
@@ -132,6 +133,7 @@ class BiaffineParser(AnnotatesText):
             "options": {"decoder": self.decoder},
             "labels": list(self.labels),
             "vocabularies": self.vocabularies.to_dict(),
+            "chars": self.network.encoder.chars_vocabulary,
             "sizes": dataclasses.asdict(self.sizes),
             "training_data_sha256": self.training_data_sha256,
             "scores": self.scores,
@@ -165,7 +167,8 @@ class BiaffineParser(AnnotatesText):
         try:
             sizes = BiaffineSizes(**meta["sizes"])
             vocabularies = Vocabularies.from_dict(meta["vocabularies"])
-            network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(meta["labels"]), sizes)
+            network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(meta["labels"]), sizes,
+                                      str(meta.get("chars", "")))
             parser = cls(meta["options"]["decoder"], vocabularies, meta["labels"], network,
                          sizes, meta["hyperparameters"], meta["scores"],
                          meta["training_data_sha256"], meta["command_line"])
@@ -229,7 +232,9 @@ def train_biaffine(
                                             0, len(usable)))
     vocabularies = Vocabularies.build(sentences)
     labels = list(vocabularies.deprel)
-    network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(labels), sizes)
+    batch = Batch(sentences, vocabularies)
+    chars = char_vocabulary(batch.forms) if sizes.chars else ""
+    network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(labels), sizes, chars)
     optimizer = torch.optim.Adam(network.parameters(), lr=sizes.learning_rate, betas=(0.9, 0.9))
     schedule = decayed(optimizer, sizes)
     log = log_header("mst", sentences, len(sentences) - len(well_formed), 0, list(usable), None,
@@ -238,7 +243,6 @@ def train_biaffine(
                       "threads": threads or torch.get_num_threads()})
     parser = BiaffineParser(decoder, vocabularies, labels, network, sizes,
                             log["hyperparameters"], training_data_sha256=data_sha256(sentences))
-    batch = Batch(sentences, vocabularies)
     dev_batch = Batch(dev, vocabularies) if dev else None
     epochs_of = BiaffineEpochs(network, optimizer, schedule, batch, usable, len(labels), sizes,
                                batch_sentences, seed, form_counts(batch.words, vocabularies))
@@ -273,9 +277,10 @@ class BiaffineEpochs:
         network.train()
         for indices in length_batches(self.lengths, self.batch_sentences, rng):
             part = sub_batch(batch, usable[indices])
-            columns, sizes_, sentence, where = encoder_inputs(
-                part.words, part.offsets, self.counts, self.sizes.word_dropout, rng)
-            arcs, label_dependent, label_head = network(columns, sizes_)
+            inputs = encoder_inputs(part, self.counts, self.sizes.word_dropout, rng,
+                                    chars=bool(self.sizes.chars))
+            columns, sizes_, sentence, where = inputs[:4]
+            arcs, label_dependent, label_head = network(inputs)
             mask = padding_mask(sizes_)
             arcs = arcs.masked_fill(~mask[:, None, :], float("-inf"))
             gold_heads = torch.full(columns.shape[:2], -100, dtype=torch.int64)

@@ -41,10 +41,11 @@ def mlp(width: int, out: int, dropout: float):
 class BiaffineNetwork(nn.Module if nn is not None else object):
     """Encoder, the four MLPs and the two biaffine scorers (see the module docstring)."""
 
-    def __init__(self, vocabulary_sizes: list[int], n_labels: int, sizes: BiaffineSizes):
+    def __init__(self, vocabulary_sizes: list[int], n_labels: int, sizes: BiaffineSizes,
+                 chars: str = ""):
         need_torch()
         super().__init__()
-        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout)
+        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout, chars)
         width = self.encoder.width
         self.arc_dependent = mlp(width, sizes.arc, sizes.dropout)
         self.arc_head = mlp(width, sizes.arc, sizes.dropout)
@@ -54,9 +55,10 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
         self.arc_head_weight = nn.Parameter(torch.zeros(sizes.arc))
         self.label_weight = nn.Parameter(torch.zeros(n_labels, sizes.label + 1, sizes.label + 1))
 
-    def forward(self, columns: torch.Tensor, lengths: torch.Tensor):
-        """(arc scores [s, dependent, head], label vectors of dependents and heads)."""
-        vectors = self.encoder(columns, lengths)
+    def forward(self, inputs):
+        """(arc scores [s, dependent, head], label vectors of dependents and heads) of
+        `arcwise.models.bilstm.EncoderInputs`."""
+        vectors = self.encoder(inputs)
         dependent, head = self.arc_dependent(vectors), self.arc_head(vectors)
         arcs = (dependent @ self.arc_weight) @ head.transpose(1, 2)  # [s, dependent, head]
         arcs = arcs + (head @ self.arc_head_weight)[:, None, :]

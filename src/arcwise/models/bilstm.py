@@ -2,7 +2,9 @@
 
 Every word is the concatenation of embeddings of its lowercased form, its
 suffix and shape (`arcwise.vocab.form_signature`: what an unknown word
-still has) and its UPOS, XPOS and FEATS; a 2-layer BiLSTM reads the
+still has), optionally the final states of a BiLSTM over its characters
+(`Sizes.chars`; Ballesteros et al. 2015, Dozat et al. 2017), and its UPOS,
+XPOS and FEATS; a 2-layer BiLSTM reads the
 sentence; a configuration is the concatenation of the BiLSTM vectors of the
 words at the system's base positions (`SystemKernels.bases`; a learned
 vector where there is no word); two MLPs score it, one per transition and
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -66,6 +68,10 @@ class Sizes:
     # dropout on the embeddings, between the BiLSTM layers and on its output while
     # training (Dozat & Manning 2017: 0.33); 0 = none, as Kiperwasser & Goldberg 2016
     dropout: float = 0.0
+    # a character BiLSTM of this size per direction adds its final states to each
+    # word's vector (0 = none); its characters are embedded in char_embedding dimensions
+    chars: int = 0
+    char_embedding: int = 32
 
     def __post_init__(self):
         if not 0 < self.decay <= 1 or self.decay_updates < 1:
@@ -73,6 +79,9 @@ class Sizes:
                              "use a decay in (0, 1] and at least 1 update")
         if not 0 <= self.dropout < 1:
             raise ValueError(f"dropout {self.dropout}: use a rate in [0, 1)")
+        if self.chars < 0 or self.char_embedding < 1:
+            raise ValueError(f"chars {self.chars}, char_embedding {self.char_embedding}: "
+                             "use chars >= 0 and char_embedding >= 1")
 
 
 def configured(options: dict[str, Any], sizes_class: type) -> tuple[Any, int]:
@@ -99,25 +108,82 @@ def decayed(optimizer, sizes: Sizes):
         optimizer, lambda updates: sizes.decay ** (updates / sizes.decay_updates))
 
 
-class Encoder(nn.Module if nn is not None else object):
-    """Embeddings of each word's columns (`EMBEDDED`) and a BiLSTM over the sentence."""
+MAX_CHARS = 32  # a longer form is read as its first and last MAX_CHARS // 2 characters
 
-    def __init__(self, vocabulary_sizes: list[int], sizes: Sizes, dropout: float = 0.0):
+
+def char_vocabulary(forms) -> str:
+    """The characters of a training set's forms, sorted (saved in the model file)."""
+    return "".join(sorted(set().union(*map(set, forms))))
+
+
+class CharEncoder(nn.Module if nn is not None else object):
+    """Each distinct form's vector: the final states of a BiLSTM over its characters
+    (a character not in the vocabulary is one shared unknown character)."""
+
+    def __init__(self, chars: str, sizes: Sizes):
+        super().__init__()
+        self.ids = {c: k + 2 for k, c in enumerate(chars)}  # 0: padding, 1: unknown
+        self.embedding = nn.Embedding(len(chars) + 2, sizes.char_embedding, padding_idx=0)
+        self.lstm = nn.LSTM(sizes.char_embedding, sizes.chars, bidirectional=True,
+                            batch_first=True)
+        self.width = 2 * sizes.chars
+
+    def forward(self, forms: np.ndarray) -> torch.Tensor:
+        """The vectors [..., width] of an array of forms (any shape)."""
+        types, inverse = np.unique(forms.ravel(), return_inverse=True)
+        clipped = [f if len(f) <= MAX_CHARS else f[: MAX_CHARS // 2] + f[-MAX_CHARS // 2:]
+                   for f in types.tolist()]
+        lengths = np.array([max(len(f), 1) for f in clipped], dtype=np.int64)
+        ids = np.zeros((len(clipped), int(lengths.max())), dtype=np.int64)
+        for k, form in enumerate(clipped):
+            ids[k, : len(form)] = [self.ids.get(c, 1) for c in form]
+        packed = nn.utils.rnn.pack_padded_sequence(
+            self.embedding(torch.from_numpy(ids)), torch.from_numpy(lengths),
+            batch_first=True, enforce_sorted=False)
+        _, (final, _) = self.lstm(packed)  # final: [2 directions, types, chars]
+        vectors = torch.cat([final[0], final[1]], -1)
+        return vectors[torch.from_numpy(inverse.reshape(-1))].reshape(*forms.shape, -1)
+
+
+class EncoderInputs(NamedTuple):
+    """A batch as the encoder reads it: padded word ids [sentences, longest, 6], the
+    lengths, (sentence, position) of each batch word, and the padded forms (or None)."""
+
+    columns: Any
+    lengths: Any
+    sentence: np.ndarray
+    where: np.ndarray
+    forms: np.ndarray | None
+
+
+class Encoder(nn.Module if nn is not None else object):
+    """Embeddings of each word's columns (`EMBEDDED`), its characters' vector if
+    `Sizes.chars`, and a BiLSTM over the sentence."""
+
+    def __init__(self, vocabulary_sizes: list[int], sizes: Sizes, dropout: float = 0.0,
+                 chars: str = ""):
         super().__init__()
         dims = (sizes.word, sizes.suffix, sizes.shape, sizes.tag, sizes.tag, sizes.tag)
         self.embeddings = nn.ModuleList(
             nn.Embedding(max(v, 2), d) for v, d in zip(vocabulary_sizes, dims))
+        self.chars = CharEncoder(chars, sizes) if sizes.chars else None
+        self.chars_vocabulary = chars if sizes.chars else ""
+        width = sum(dims) + (self.chars.width if self.chars is not None else 0)
         self.dropout = nn.Dropout(dropout)
-        self.lstm = nn.LSTM(sum(dims), sizes.lstm, num_layers=sizes.layers,
+        self.lstm = nn.LSTM(width, sizes.lstm, num_layers=sizes.layers,
                             bidirectional=True, batch_first=True,
                             dropout=dropout if sizes.layers > 1 else 0.0)
         self.width = 2 * sizes.lstm
 
-    def forward(self, columns: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        """BiLSTM vectors [sentences, longest, width] of padded word ids [s, longest, 6]."""
-        embedded = torch.cat([e(columns[:, :, k]) for k, e in enumerate(self.embeddings)], -1)
-        packed = nn.utils.rnn.pack_padded_sequence(self.dropout(embedded), lengths,
-                                                   batch_first=True, enforce_sorted=False)
+    def forward(self, inputs: EncoderInputs) -> torch.Tensor:
+        """BiLSTM vectors [sentences, longest, width] of a batch."""
+        columns = inputs.columns
+        embedded = [e(columns[:, :, k]) for k, e in enumerate(self.embeddings)]
+        if self.chars is not None:
+            embedded.append(self.chars(inputs.forms))
+        packed = nn.utils.rnn.pack_padded_sequence(
+            self.dropout(torch.cat(embedded, -1)), inputs.lengths, batch_first=True,
+            enforce_sorted=False)
         out, _ = self.lstm(packed)
         return self.dropout(nn.utils.rnn.pad_packed_sequence(out, batch_first=True)[0])
 
@@ -133,11 +199,12 @@ def form_counts(words: np.ndarray, vocabularies) -> np.ndarray:
     return np.bincount(words[:, wc.LOWER], minlength=len(vocabularies.lower)).astype(np.float64)
 
 
-def encoder_inputs(words: np.ndarray, offsets: np.ndarray, form_counts: np.ndarray | None,
-                   word_dropout: float, rng: np.random.Generator | None):
-    """The padded word ids [sentences, longest, 6] of a batch's words matrix, the lengths,
-    and (sentence, position) of each batch word.  With form_counts and rng, a form is
-    replaced by the unknown word with probability a / (a + its count) (word dropout)."""
+def encoder_inputs(batch, form_counts: np.ndarray | None, word_dropout: float,
+                   rng: np.random.Generator | None, chars: bool = False) -> EncoderInputs:
+    """The `EncoderInputs` of a batch (`arcwise.parse.Batch` or `arcwise.stepped.sub_batch`;
+    its forms only if chars).  With form_counts and rng, a form is replaced by the
+    unknown word with probability a / (a + its count) (word dropout; its characters stay)."""
+    words, offsets = batch.words, batch.offsets
     columns = words[:, EMBEDDED].astype(np.int64)
     if rng is not None and form_counts is not None:
         counts = form_counts[np.minimum(columns[:, 0], len(form_counts) - 1)]
@@ -150,16 +217,21 @@ def encoder_inputs(words: np.ndarray, offsets: np.ndarray, form_counts: np.ndarr
              else np.zeros(0, dtype=np.int64))
     sentence = np.repeat(np.arange(len(sizes)), sizes)
     padded[sentence, where] = columns
-    return torch.from_numpy(padded), torch.from_numpy(sizes), sentence, where
+    forms = None
+    if chars:
+        forms = np.full((len(sizes), longest), "", dtype=object)
+        forms[sentence, where] = batch.forms
+    return EncoderInputs(torch.from_numpy(padded), torch.from_numpy(sizes), sentence, where,
+                         forms)
 
 
 class Network(nn.Module if nn is not None else object):
     """The encoder and the two MLPs (see the module docstring)."""
 
     def __init__(self, vocabulary_sizes: list[int], n_bases: int, n_columns: int,
-                 n_slots: int, sizes: Sizes):
+                 n_slots: int, sizes: Sizes, chars: str = ""):
         super().__init__()
-        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout)
+        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout, chars)
         width = self.encoder.width
         self.missing = nn.Parameter(torch.zeros(width))
         self.transition = nn.Sequential(nn.Linear(n_bases * width, sizes.hidden), nn.Tanh(),
@@ -207,7 +279,7 @@ class BiLSTMScorer:
     kind = "bilstm"
 
     def __init__(self, bases: tuple[str, ...], classes, vocabulary_sizes: list[int],
-                 sizes: Sizes = Sizes(), seed: int = 0):
+                 sizes: Sizes = Sizes(), seed: int = 0, chars: str = ""):
         need_torch()
         torch.manual_seed(seed)
         self.bases = tuple(bases)
@@ -216,7 +288,7 @@ class BiLSTMScorer:
         self.vocabulary_sizes = list(vocabulary_sizes)
         self.n_unlabeled = classes.n_unlabeled
         self.network = Network(self.vocabulary_sizes, len(self.bases), classes.n_columns,
-                               classes.n_slots, sizes)
+                               classes.n_slots, sizes, chars)
         # class c's transition score is column `column_of_class[c]` of the transition MLP
         column = {int(a): k for k, a in enumerate(classes.column_action)}
         self.column_of_class = torch.tensor([column[int(a)] for a in classes.transition])
@@ -230,8 +302,9 @@ class BiLSTMScorer:
         """A new scorer for a training run (`arcwise.train.TrainingRun`) with options
         `Sizes` fields and threads (torch's; 0: its default); records them in the log."""
         sizes, threads = configured(options, Sizes)
+        chars = char_vocabulary(run.batch.forms) if sizes.chars else ""
         scorer = cls(run.ts.kernels.bases, run.classes, vocabulary_sizes(run.vocabularies),
-                     sizes, run.seed)
+                     sizes, run.seed, chars)
         scorer.form_counts = form_counts(run.batch.words, run.vocabularies)
         run.log["hyperparameters"].update(sizes=asdict(sizes),
                                           threads=threads or torch.get_num_threads())
@@ -242,12 +315,11 @@ class BiLSTMScorer:
     def encode(self, batch, train: bool) -> Context:
         """The BiLSTM vectors of a `arcwise.parse.Batch`'s words."""
         self.network.train(train)
-        padded, lengths, sentence, where = encoder_inputs(
-            batch.words, batch.offsets, self.form_counts, self.sizes.word_dropout,
-            self.rng if train else None)
+        inputs = encoder_inputs(batch, self.form_counts, self.sizes.word_dropout,
+                                self.rng if train else None, chars=bool(self.sizes.chars))
         with torch.set_grad_enabled(train):
-            vectors = self.network.encoder(padded, lengths)
-            flat = vectors[torch.from_numpy(sentence), torch.from_numpy(where)]
+            vectors = self.network.encoder(inputs)
+            flat = vectors[torch.from_numpy(inputs.sentence), torch.from_numpy(inputs.where)]
             flat = torch.cat([flat, self.network.missing[None, :]])
             shares = self.network.first_layers(flat)
         return Context(flat, shares, train)
@@ -317,7 +389,8 @@ class BiLSTMScorer:
 
     def meta(self) -> dict[str, Any]:
         return {"bases": list(self.bases), "sizes": asdict(self.sizes),
-                "vocabulary_sizes": self.vocabulary_sizes}
+                "vocabulary_sizes": self.vocabulary_sizes,
+                "chars": self.network.encoder.chars_vocabulary}
 
     @classmethod
     def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any], classes,
@@ -325,7 +398,8 @@ class BiLSTMScorer:
         """The scorer a model file holds; ArcwiseError if its arrays do not fit its sizes."""
         try:
             sizes = Sizes(**meta["sizes"])
-            scorer = cls(tuple(meta["bases"]), classes, list(meta["vocabulary_sizes"]), sizes)
+            scorer = cls(tuple(meta["bases"]), classes, list(meta["vocabulary_sizes"]), sizes,
+                         chars=str(meta.get("chars", "")))
         except (KeyError, TypeError, ValueError) as error:
             raise ArcwiseError(f"{source}: bad bilstm metadata ({error})") from None
         expected = scorer.arrays()
