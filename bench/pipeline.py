@@ -1,6 +1,7 @@
 """From raw text to trees on one treebank: arcwise's pipeline beside UDPipe 1 (issue #17, item 6).
 
     .venv/bin/python bench/pipeline.py --treebank DIR [--system arc-eager] [--epochs 15]
+        [--model perceptron|bilstm] [--neural KEY=VALUE ...]
         [--tag-folds 10] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
         [--report] [--rerun]
 
@@ -11,7 +12,9 @@ epochs on dev, and runs on the plain text of test (`arcwise.experiments.raw_text
 text.  Both outputs are scored by the CoNLL 2018 scorer (udeval from udtools): Tokens,
 Sentences, Words, UPOS, XPOS, UFeats, Lemmas, UAS, LAS, CLAS; end-to-end sentences/s from text to
 CoNLL-U with the model loaded and warm.  arcwise is also scored from the gold tokens of
-test, with its predicted tags and with a parser trained and run on gold tags.  --report
+test, with its predicted tags and with a parser trained and run on gold tags.
+--model bilstm makes the parser a BiLSTM transition parser (`--neural`: its options, as
+`arcwise train --neural`); its result is kept apart from the perceptron's.  --report
 keeps the result in bench/results/pipeline/ and rewrites the pipeline section of RESULTS.md
 from every kept one, with the git revision, machine and load it was measured at.
 --rerun runs the models in the work folder again from raw text (arcwise's, and UDPipe's
@@ -119,6 +122,10 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--epochs", type=int, default=15)
     ap.add_argument("--tag-folds", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--model", choices=("perceptron", "bilstm"), default="perceptron",
+                    help="the parser's model")
+    ap.add_argument("--neural", action="append", default=[], metavar="KEY=VALUE",
+                    help="options of a bilstm parser (as arcwise train --neural)")
     ap.add_argument("--workdir", type=Path, help="default: runs/pipeline/<treebank name>")
     ap.add_argument("--udpipe-python", default="/tmp/udpipe-venv/bin/python")
     ap.add_argument("--no-udpipe", action="store_true")
@@ -129,21 +136,33 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--rerun", action="store_true",
                     help="run, score and time the work folder's models again (see above)")
     args = ap.parse_args(argv)
+    from arcwise.cli.train import parse_neural
+    from arcwise.errors import ArcwiseError
+
+    try:
+        neural = parse_neural(args.neural, args.model)
+    except ArcwiseError as error:
+        sys.exit(f"bench/pipeline.py: {error}")
+    parser_options = {} if args.model == "perceptron" else {"model": args.model,
+                                                            "neural": neural}
+    name = args.treebank.name + ("" if args.model == "perceptron" else f".{args.model}")
     train, dev, test = (split(args.treebank, s) for s in ("train", "dev", "test"))
     if train is None or test is None:
         sys.exit(f"{args.treebank}: needs train.conllu(.gz) and test.conllu(.gz)")
-    workdir = args.workdir or BENCH.parent / "runs" / "pipeline" / args.treebank.name
+    workdir = args.workdir or BENCH.parent / "runs" / "pipeline" / name
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
     command = ["bench/pipeline.py", *(argv if argv is not None else sys.argv[1:])]
     if args.rerun:
-        return rerun(args, workdir, command)
-    result = {"treebank": args.treebank.name, "arcwise": run_arcwise(
+        return rerun(args, name, workdir, command)
+    result = {"treebank": args.treebank.name, "name": name, "arcwise": run_arcwise(
         train, dev, test, workdir, system=args.system, epochs=args.epochs,
         tag_folds=args.tag_folds, seed=args.seed,
-        gold_tag_parser=not args.no_gold_tag_parser, say=say)}
+        gold_tag_parser=not args.no_gold_tag_parser, say=say,
+        options={"parser": parser_options})}
+    result["arcwise"]["parser_options"] = parser_options
     (workdir / "arcwise.json").write_text(json.dumps(result, indent=1))
     say(table(result))
     if not args.no_udpipe:
@@ -164,14 +183,14 @@ def main(argv: list[str] | None = None) -> dict:
 RESULTS = BENCH / "results" / "pipeline"
 
 
-def rerun(args, workdir: Path, command: list[str]) -> dict:
+def rerun(args, name: str, workdir: Path, command: list[str]) -> dict:
     """A kept run's raw-text figures measured again with the models in its work folder."""
     import arcwise
     from arcwise.experiments.raw_text import timed_text_run
 
-    kept_path = RESULTS / f"{args.treebank.name}.json"
+    kept_path = RESULTS / f"{name}.json"
     if not kept_path.exists() or not (workdir / "arcwise.pipeline").exists():
-        sys.exit(f"{args.treebank.name}: no kept run with its models in {workdir} to rerun")
+        sys.exit(f"{name}: no kept run with its models in {workdir} to rerun")
     kept = json.loads(kept_path.read_text())
     out = workdir / "arcwise.raw.conllu"
     kept["arcwise"]["speed"] = timed_text_run(arcwise.load(workdir / "arcwise.pipeline"),
@@ -202,7 +221,7 @@ def store(result: dict) -> None:
     from arcwise.io.atomic import atomic_write
 
     RESULTS.mkdir(parents=True, exist_ok=True)
-    with atomic_write(RESULTS / f"{result['treebank']}.json") as f:
+    with atomic_write(RESULTS / f"{result.get('name', result['treebank'])}.json") as f:
         f.write(json.dumps(result, indent=1) + "\n")
     lines = ["## From raw text to trees: arcwise's pipeline beside UDPipe 1", "",
              "Issue #17: each system trained on the treebank's train split (dev for its epochs "
@@ -212,10 +231,14 @@ def store(result: dict) -> None:
         kept = json.loads(path.read_text())
         arcwise_seconds = kept["arcwise"]["train_seconds"]
         udpipe = kept.get("udpipe", {})
-        lines += ["", f"### {kept['treebank']}", "", table(kept), "",
+        model = kept["arcwise"].get("parser_options", {})
+        options = ", ".join(f"{k}={v}" for k, v in model.get("neural", {}).items())
+        model_name = f"{model['model']} ({options})" if model else "perceptron"
+        lines += ["", f"### {kept['treebank']}, {model_name} parser", "", table(kept), "",
                   f"- Training: arcwise {arcwise_seconds:,.0f} s (tokenizer, tagger, "
                   f"{kept['arcwise']['tag_folds']}-fold jackknifed tags, "
-                  f"{kept['arcwise']['system']} parser, {kept['arcwise']['epochs']} epochs)"
+                  f"{kept['arcwise']['system']} {model_name} parser, "
+                  f"{kept['arcwise']['epochs']} epochs)"
                   + ("." if not udpipe else f"; UDPipe 1 {udpipe['train_seconds']:,.0f} s."
                      if udpipe["train_seconds"] is not None else "; UDPipe 1: its model was "
                      "in the work folder already, trained beforehand by bench/udpipe1.py."),

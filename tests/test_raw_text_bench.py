@@ -90,3 +90,37 @@ def test_the_bench_finds_udpipe_models_whole_or_staged(tmp_path, monkeypatch):
         assert bench.udpipe_models(tmp_path) == [tmp_path / "udpipe.model"]
     finally:
         sys.modules.pop("pipeline", None)
+
+
+def test_the_bench_runs_a_bilstm_parser_and_keeps_it_apart(tmp_path, monkeypatch):
+    """bench/pipeline.py --model bilstm: the pipeline's parser is a BiLSTM with the --neural
+    options; the result is kept under its own name beside the perceptron's."""
+    pytest.importorskip("torch")
+    import arcwise
+
+    train, test = train_and_dev(N_TRAIN, N_TEST)
+    for name, sentences in (("train", train), ("test", test)):
+        conllu.write(tmp_path / f"{name}.conllu", sentences)
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import pipeline as bench
+    import report
+
+    sections = {}
+    monkeypatch.setattr(bench, "RESULTS", tmp_path / "kept")
+    monkeypatch.setattr(report, "write_section", lambda name, text: sections.update({name: text}))
+    try:
+        with pytest.raises(SystemExit, match="unknown option"):
+            bench.main(["--treebank", str(tmp_path), "--model", "bilstm", "--neural", "nope=1"])
+        result = bench.main([
+            "--treebank", str(tmp_path), "--workdir", str(tmp_path / "work"), "--no-udpipe",
+            "--no-gold-tag-parser", "--epochs", "1", "--tag-folds", "2", "--model", "bilstm",
+            "--neural", "word=8", "--neural", "lstm=8", "--neural", "hidden=8",
+            "--neural", "chars=4", "--neural", "threads=1", "--report"])
+    finally:
+        sys.modules.pop("pipeline", None)
+    assert result["name"] == f"{tmp_path.name}.bilstm"
+    assert result["arcwise"]["parser_options"]["neural"]["chars"] == 4
+    parser = arcwise.load(tmp_path / "work" / "arcwise.pipeline").parser
+    assert parser.scorer.kind == "bilstm" and parser.scorer.sizes.chars == 4
+    assert (tmp_path / "kept" / f"{tmp_path.name}.bilstm.json").exists()
+    assert "bilstm (word=8, lstm=8, hidden=8, chars=4, threads=1) parser" in sections["pipeline"]

@@ -47,9 +47,18 @@ def transition_parser_trainer(system: str, epochs: int, seed: int,
     def train_parser(sentences, dev):
         return train(system, sentences, dev, epochs=epochs, seed=seed, **options,
                      progress=lambda e: say(f"parser {system} epoch {e['epoch']}: "
-                                            + (f"dev LAS {e['dev_las']:.2f}" if "dev_las" in e
-                                               else f"update rate {e['error_rate']:.3f}")))
+                                            + epoch_summary(e)))
     return train_parser
+
+
+def epoch_summary(entry: dict[str, Any]) -> str:
+    """A training log entry in a few words: the dev LAS, else the perceptron's update
+    rate or the neural model's loss."""
+    if "dev_las" in entry:
+        return f"dev LAS {entry['dev_las']:.2f}"
+    if "error_rate" in entry:
+        return f"update rate {entry['error_rate']:.3f}"
+    return f"loss {entry.get('loss', float('nan')):.4f}"
 
 
 def timed_text_run(nlp: Pipeline, text: Path, out: Path) -> dict[str, float]:
