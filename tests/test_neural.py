@@ -228,6 +228,16 @@ def test_cli_trains_a_biaffine_parser_and_refuses_linear_options(tmp_path):
         refused = run_cli("train", "--system", "mst", "--model", "biaffine", "--train", treebank,
                           "-o", tmp_path / "x.arcwise", *args)
         assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    # stacking: the biaffine parser guided by the one just trained, in one model file
+    stacked = tmp_path / "stacked.arcwise"
+    done = run_cli("train", "--system", "mst", "--model", "biaffine", "--train", treebank,
+                   "--epochs", "1", "--guide", model, "--guide-folds", "2", "-o", stacked, *sizes)
+    assert done.returncode == 0, done.stderr
+    assert "fold 2/2" in done.stderr
+    loaded = arcwise.load(stacked)
+    assert loaded.guided_model.kind == "biaffine" and loaded.guide.kind == "biaffine"
+    parsed = run_cli("parse", "-m", stacked, treebank)
+    assert parsed.returncode == 0 and parsed.stdout.count("\n\n") == len(sentences)
 
 
 def test_bilstm_trace_records_the_transitions(data):
@@ -394,3 +404,44 @@ def test_character_vectors_tell_unknown_words_apart_and_travel_in_the_model_file
     biaffine.save(tmp_path / "b.arcwise")
     assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
                for a, b in zip(trees, arcwise.load(tmp_path / "b.arcwise").parse(data[1])))
+
+
+def test_a_biaffine_parser_guided_by_gold_trees_follows_its_guide(data, tmp_path):
+    """Stacking with the neural graph-based parser (2011 paper §5.3): guided by the
+    gold trees it learns to copy them, it needs guide trees (and an unguided one refuses
+    them), and it travels with its guide in one model file."""
+    from arcwise.eval.metrics import evaluate
+    from arcwise.graph.biaffine_parser import train_biaffine
+    from arcwise.io.conllu import with_tree
+    from arcwise.models import kinds
+    from arcwise.stacking import GuidedParser
+    from tests.test_guided_transition_parser import shifted
+
+    train_sentences, dev = data
+    options = {**TINY, "arc": 8, "label": 4, "learning_rate": 0.02}
+    with pytest.raises(ValueError, match="dev sentences too"):
+        train_biaffine(train_sentences, dev, epochs=1, neural=options, guide=train_sentences)
+    parser, log = kinds.train_system("mst", train_sentences, dev, model="biaffine", epochs=4,
+                                     seed=1, neural=options, guide=train_sentences,
+                                     dev_guide=dev)
+    assert parser.guided and log["hyperparameters"]["guided"]
+    with pytest.raises(ArcwiseError, match="parses with a guide"):
+        parser.parse(dev)
+
+    def scores(guide):
+        trees = parser.parse(dev, guide=guide)
+        return evaluate(dev, [with_tree(s, *t) for s, t in zip(dev, trees)])
+
+    followed, misled = scores(dev), scores(shifted(dev))
+    assert followed.uas > 90 and misled.uas < followed.uas - 20  # it reads the guide
+    head, deprel = parser.parse(dev[0], guide=dev[0])
+    assert list(head) == list(parser.parse(dev[:2], guide=dev[:2])[0][0])
+    plain, _ = train_biaffine(train_sentences, epochs=1, seed=1, neural=options)
+    with pytest.raises(ArcwiseError, match="without a guide"):
+        plain.parse(dev, guide=dev)
+    both = GuidedParser(plain, parser, folds=2)
+    both.save(tmp_path / "stacked.arcwise")
+    loaded = arcwise.load(tmp_path / "stacked.arcwise")
+    assert loaded.guided_model.guided and not loaded.guide.guided
+    assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
+               for a, b in zip(both.parse(dev), loaded.parse(dev)))

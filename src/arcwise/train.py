@@ -526,10 +526,14 @@ class ScorerEpochs:
         self.scorer.restore(snapshot)
 
 
-def score_parser(parser: Parser, gold: list[Sentence], batch: Batch | None = None):
-    """`evaluate` the parser's output on gold sentences (an encoded batch of them may be given)."""
+def score_parser(parser: Parser, gold: list[Sentence], batch: Batch | None = None,
+                 guide: list[Sentence] | None = None):
+    """`evaluate` the parser's output on gold sentences (an encoded batch of them may be
+    given; a guided graph-based parser takes its guide's trees of them)."""
     if hasattr(parser, "trees"):  # a transition-based parser: the encoded batch
         trees = parser.trees(batch or Batch(gold, parser.vocabularies))
+    elif guide is not None:
+        trees = parser.parse(gold, single_root=False, guide=guide)
     else:
         trees = parser.parse(gold, single_root=False)
     parsed = [with_tree(s, *tree) for s, tree in zip(gold, trees)]

@@ -321,15 +321,15 @@ def register(app: typer.Typer) -> None:
             raise ArcwiseError(f"--model {model.value} does not train --system {system}: "
                                "--model bilstm trains transition systems, --model biaffine "
                                "the graph-based parser (--system mst)")
-        if model.value != "perceptron" and guide_path is not None:
-            raise ArcwiseError(f"--model {model.value} cannot be trained with --guide yet")
+        if model.value == "bilstm" and guide_path is not None:
+            raise ArcwiseError("--model bilstm cannot be trained with --guide yet")
         check_output(output, train_path, dev_path, guide_path)
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None
         guide = guided_by(guide_path, guide_folds, train_sentences, dev)
         if model.value == "biaffine":
             _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed,
-                            neural_options)
+                            neural_options, guide)
             return
         if is_graph_system(system):
             _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed,
@@ -466,8 +466,10 @@ def _train_graph_parser(train_sentences, dev, output, order, decoder, update, ep
     print(f"wrote {output} and {log_path}", file=sys.stderr)
 
 
-def _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed, neural) -> None:
-    """`arcwise train --system mst --model biaffine`: the neural graph-based parser."""
+def _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed, neural,
+                    guide: Guide) -> None:
+    """`arcwise train --system mst --model biaffine [--guide MODEL]`: the neural
+    graph-based parser."""
     from arcwise.graph.biaffine_parser import train_biaffine
     from arcwise.io.atomic import atomic_write
 
@@ -484,11 +486,12 @@ def _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed, ne
 
         try:
             parser, log = train_biaffine(train_sentences, dev, decoder=decoder, epochs=epochs,
-                                         seed=seed, progress=progress, neural=neural)
+                                         seed=seed, progress=progress, neural=neural,
+                                         **guide.training_options)
         except ValueError as error:
             raise ArcwiseError(str(error)) from None
     parser.command_line = ["arcwise", *sys.argv[1:]]
-    saved_and_verified(parser, output)
+    saved_and_verified(guide.wrap(parser), output)
     log_path = output.with_name(output.name + ".log.json")
     with atomic_write(log_path) as out:
         json.dump(log, out, indent=2)

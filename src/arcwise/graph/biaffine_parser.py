@@ -43,7 +43,6 @@ class BiaffineParser(AnnotatesText):
     system = "mst"
     kind = "biaffine"
     transition_based = False  # no transitions to trace
-    guided = False
 
     def __init__(self, decoder: str, vocabularies: Vocabularies, labels: Sequence[str],
                  network, sizes, hyperparameters: dict[str, Any] | None = None,
@@ -64,20 +63,28 @@ class BiaffineParser(AnnotatesText):
     def __repr__(self) -> str:
         return f"BiaffineParser(decoder={self.decoder!r}, {len(self.labels)} labels)"
 
+    @property
+    def guided(self) -> bool:
+        """Does it parse with a guide's trees (stacking, 2011 paper §5.3)?"""
+        return self.network.guided
+
     def parse(self, sentences, single_root: bool = True, guide=None, trace: bool = False):
         """The (head, deprel) of a sentence, or the list of them for a sequence of sentences
-        (as `arcwise.graph.mst_parser.GraphParser.parse`; no guide, no trace)."""
+        (as `arcwise.graph.mst_parser.GraphParser.parse`; no trace).  guide: the guide
+        parser's trees of the sentences, for a guided model."""
         import torch
 
         from arcwise.parse import Batch
 
         if trace:
             raise ArcwiseError(NOT_TRANSITION_BASED)
-        if guide is not None:
-            raise ArcwiseError("guide trees given to a model trained without a guide")
+        if (guide is not None) != self.guided:
+            raise ArcwiseError("guide trees given to a model trained without a guide"
+                               if guide is not None else "this model parses with a guide's trees")
         sentences, single = as_sentences(sentences)
         if single:
-            return self.parse(sentences, single_root)[0]
+            return self.parse(sentences, single_root,
+                              guide=None if guide is None else [guide])[0]
         check_tagged(sentences, self.vocabularies)
         decode = eisner if self.decoder == "projective" else chu_liu_edmonds
         trees = [None] * len(sentences)
@@ -86,7 +93,8 @@ class BiaffineParser(AnnotatesText):
         by_length = np.argsort([s.n for s in sentences], kind="stable")
         for start in range(0, len(sentences), PARSE_SENTENCES):
             chosen = by_length[start : start + PARSE_SENTENCES]
-            batch = Batch([sentences[k] for k in chosen], self.vocabularies)
+            batch = Batch([sentences[k] for k in chosen], self.vocabularies,
+                          None if guide is None else [guide[k] for k in chosen])
             inputs = encoder_inputs(batch, None, 0, None, chars=bool(self.sizes.chars))
             columns, lengths = inputs.columns, inputs.lengths
             with torch.no_grad():
@@ -98,7 +106,8 @@ class BiaffineParser(AnnotatesText):
                     heads[s, :size] = decode(
                         np.ascontiguousarray(log_probabilities[s, :size, :size].T), single_root)
                 labels = self.network.label_scores(label_dependent, label_head,
-                                                   torch.from_numpy(heads)).argmax(-1).numpy()
+                                                   torch.from_numpy(heads),
+                                                   inputs.guide).argmax(-1).numpy()
             for s, size in enumerate(lengths.tolist()):
                 head = heads[s, :size].astype(np.int32)
                 head[0] = -1
@@ -134,6 +143,7 @@ class BiaffineParser(AnnotatesText):
             "labels": list(self.labels),
             "vocabularies": self.vocabularies.to_dict(),
             "chars": self.network.encoder.chars_vocabulary,
+            "guided": self.guided,
             "sizes": dataclasses.asdict(self.sizes),
             "training_data_sha256": self.training_data_sha256,
             "scores": self.scores,
@@ -167,8 +177,9 @@ class BiaffineParser(AnnotatesText):
         try:
             sizes = BiaffineSizes(**meta["sizes"])
             vocabularies = Vocabularies.from_dict(meta["vocabularies"])
-            network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(meta["labels"]), sizes,
-                                      str(meta.get("chars", "")))
+            network = BiaffineNetwork(
+                vocabulary_sizes(vocabularies), len(meta["labels"]), sizes,
+                str(meta.get("chars", "")), len(vocabularies.deprel) if meta.get("guided") else 0)
             parser = cls(meta["options"]["decoder"], vocabularies, meta["labels"], network,
                          sizes, meta["hyperparameters"], meta["scores"],
                          meta["training_data_sha256"], meta["command_line"])
@@ -202,11 +213,15 @@ def train_biaffine(
     seed: int = 0,
     progress: Callable[[dict[str, Any]], Any] | None = None,
     neural: dict[str, Any] | None = None,
+    guide: Sequence[Sentence] | None = None,
+    dev_guide: Sequence[Sentence] | None = None,
 ) -> tuple[BiaffineParser, dict[str, Any]]:
     """Train a biaffine parser; returns (the parser of the best dev epoch, the log).
 
     neural: `BiaffineSizes` fields, batch_sentences (sentences per update, 32)
-    and threads (torch's).  Trees that are not well formed are skipped.
+    and threads (torch's).  Trees that are not well formed are skipped.  guide,
+    dev_guide: a guide parser's trees of the train and dev sentences (jackknifed for
+    train: `arcwise.stacking.jackknife`) to train a guided parser.
     """
     import torch
 
@@ -230,25 +245,28 @@ def train_biaffine(
     if not any(sentences[k].n >= 2 for k in usable):
         raise ArcwiseError(nothing_to_learn(len(sentences), len(sentences) - len(well_formed),
                                             0, len(usable)))
+    if guide is not None and dev and dev_guide is None:
+        raise ValueError("a guided parser needs the guide's trees of the dev sentences too")
     vocabularies = Vocabularies.build(sentences)
     labels = list(vocabularies.deprel)
-    batch = Batch(sentences, vocabularies)
+    batch = Batch(sentences, vocabularies, guide)
     chars = char_vocabulary(batch.forms) if sizes.chars else ""
-    network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(labels), sizes, chars)
+    network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(labels), sizes, chars,
+                              len(vocabularies.deprel) if guide is not None else 0)
     optimizer = torch.optim.Adam(network.parameters(), lr=sizes.learning_rate, betas=(0.9, 0.9))
     schedule = decayed(optimizer, sizes)
     log = log_header("mst", sentences, len(sentences) - len(well_formed), 0, list(usable), None,
                      {"model": "biaffine", "decoder": decoder, "epochs": epochs, "seed": seed,
                       "sizes": dataclasses.asdict(sizes), "batch_sentences": batch_sentences,
+                      "guided": guide is not None,
                       "threads": threads or torch.get_num_threads()})
     parser = BiaffineParser(decoder, vocabularies, labels, network, sizes,
                             log["hyperparameters"], training_data_sha256=data_sha256(sentences))
-    dev_batch = Batch(dev, vocabularies) if dev else None
     epochs_of = BiaffineEpochs(network, optimizer, schedule, batch, usable, len(labels), sizes,
                                batch_sentences, seed, form_counts(batch.words, vocabularies))
     return run_epochs(epochs_of, parser, log, epochs=epochs, trained_sentences=len(usable),
-                      score_dev=(lambda: score_parser(parser, dev, dev_batch)) if dev else None,
-                      progress=progress)
+                      score_dev=(lambda: score_parser(parser, dev, guide=dev_guide))
+                      if dev else None, progress=progress)
 
 
 class BiaffineEpochs:
@@ -292,7 +310,8 @@ class BiaffineEpochs:
             gold_heads[:, 0] = gold_labels[:, 0] = -100  # the root has no head
             arc_loss = F.cross_entropy(arcs.reshape(-1, arcs.shape[2]), gold_heads.reshape(-1),
                                        ignore_index=-100)
-            label_scores = network.label_scores(label_dependent, label_head, gold_heads)
+            label_scores = network.label_scores(label_dependent, label_head, gold_heads,
+                                                inputs.guide)
             label_loss = F.cross_entropy(label_scores.reshape(-1, self.n_labels),
                                          gold_labels.reshape(-1), ignore_index=-100)
             loss = arc_loss + label_loss

@@ -8,11 +8,19 @@ term plus a term of the head alone); the score of label l on h -> d a
 biaffine function of their label vectors.  Training minimizes the
 cross-entropy of each word's gold head among all words, and of its gold label
 given the gold head.
+
+A guided network (stacking, 2011 paper §5.3, as a neural graph-based parser
+guided by a transition-based one) also reads the guide's tree: each word's
+guide label is embedded into the encoder's input, the arc h -> d gains a
+learned weight when the guide made it, and label l on it a learned weight per
+(guide label, l).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from arcwise.models.bilstm import Encoder, Sizes, need_torch
 
@@ -42,10 +50,11 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
     """Encoder, the four MLPs and the two biaffine scorers (see the module docstring)."""
 
     def __init__(self, vocabulary_sizes: list[int], n_labels: int, sizes: BiaffineSizes,
-                 chars: str = ""):
+                 chars: str = "", guide_labels: int = 0):
         need_torch()
         super().__init__()
-        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout, chars)
+        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout, chars, guide_labels)
+        self.guided = bool(guide_labels)  # guide_labels: the deprel vocabulary's size
         width = self.encoder.width
         self.arc_dependent = mlp(width, sizes.arc, sizes.dropout)
         self.arc_head = mlp(width, sizes.arc, sizes.dropout)
@@ -54,6 +63,9 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
         self.arc_weight = nn.Parameter(torch.zeros(sizes.arc, sizes.arc))
         self.arc_head_weight = nn.Parameter(torch.zeros(sizes.arc))
         self.label_weight = nn.Parameter(torch.zeros(n_labels, sizes.label + 1, sizes.label + 1))
+        if self.guided:
+            self.guide_arc = nn.Parameter(torch.zeros(()))
+            self.guide_label = nn.Parameter(torch.zeros(guide_labels, n_labels))
 
     def forward(self, inputs):
         """(arc scores [s, dependent, head], label vectors of dependents and heads) of
@@ -62,16 +74,27 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
         dependent, head = self.arc_dependent(vectors), self.arc_head(vectors)
         arcs = (dependent @ self.arc_weight) @ head.transpose(1, 2)  # [s, dependent, head]
         arcs = arcs + (head @ self.arc_head_weight)[:, None, :]
+        if self.guided:
+            guide_heads = torch.from_numpy(inputs.guide[:, :, 0])
+            made = guide_heads[:, :, None] == torch.arange(arcs.shape[2])[None, None, :]
+            arcs = arcs + self.guide_arc * made
         ones = torch.ones(*vectors.shape[:2], 1)
         label_dependent = torch.cat([self.label_dependent(vectors), ones], -1)
         label_head = torch.cat([self.label_head(vectors), ones], -1)
         return arcs, label_dependent, label_head
 
-    def label_scores(self, label_dependent, label_head, heads: torch.Tensor) -> torch.Tensor:
-        """Label scores [s, dependent, labels] of each word's arc from heads[s, dependent]."""
+    def label_scores(self, label_dependent, label_head, heads: torch.Tensor,
+                     guide: np.ndarray | None = None) -> torch.Tensor:
+        """Label scores [s, dependent, labels] of each word's arc from heads[s, dependent]
+        (guide: `EncoderInputs.guide`, for a guided network)."""
         chosen = torch.gather(label_head, 1,
                               heads.clamp(min=0)[:, :, None].expand(-1, -1, label_head.shape[2]))
         width = label_dependent.shape[2]
         scores = nn.functional.bilinear(label_dependent.reshape(-1, width),  # faster than einsum
                                         chosen.reshape(-1, width), self.label_weight)
-        return scores.reshape(*label_dependent.shape[:2], -1)
+        scores = scores.reshape(*label_dependent.shape[:2], -1)
+        if self.guided:
+            guide = torch.from_numpy(guide)
+            as_guide = (heads == guide[:, :, 0]) & (heads >= 0)
+            scores = scores + self.guide_label[guide[:, :, 1]] * as_guide[:, :, None]
+        return scores

@@ -147,28 +147,34 @@ class CharEncoder(nn.Module if nn is not None else object):
 
 class EncoderInputs(NamedTuple):
     """A batch as the encoder reads it: padded word ids [sentences, longest, 6], the
-    lengths, (sentence, position) of each batch word, and the padded forms (or None)."""
+    lengths, (sentence, position) of each batch word, the padded forms (or None), and
+    for a guided model (stacking) each word's guide head (-1: none) and guide label id,
+    padded [sentences, longest, 2] (or None)."""
 
     columns: Any
     lengths: Any
     sentence: np.ndarray
     where: np.ndarray
     forms: np.ndarray | None
+    guide: np.ndarray | None = None
 
 
 class Encoder(nn.Module if nn is not None else object):
     """Embeddings of each word's columns (`EMBEDDED`), its characters' vector if
-    `Sizes.chars`, and a BiLSTM over the sentence."""
+    `Sizes.chars`, its guide label's if guided (guide_labels: the deprel vocabulary's
+    size), and a BiLSTM over the sentence."""
 
     def __init__(self, vocabulary_sizes: list[int], sizes: Sizes, dropout: float = 0.0,
-                 chars: str = ""):
+                 chars: str = "", guide_labels: int = 0):
         super().__init__()
         dims = (sizes.word, sizes.suffix, sizes.shape, sizes.tag, sizes.tag, sizes.tag)
         self.embeddings = nn.ModuleList(
             nn.Embedding(max(v, 2), d) for v, d in zip(vocabulary_sizes, dims))
         self.chars = CharEncoder(chars, sizes) if sizes.chars else None
         self.chars_vocabulary = chars if sizes.chars else ""
-        width = sum(dims) + (self.chars.width if self.chars is not None else 0)
+        self.guide_label = nn.Embedding(guide_labels, sizes.tag) if guide_labels else None
+        width = (sum(dims) + (self.chars.width if self.chars is not None else 0)
+                 + (sizes.tag if guide_labels else 0))
         self.dropout = nn.Dropout(dropout)
         self.lstm = nn.LSTM(width, sizes.lstm, num_layers=sizes.layers,
                             bidirectional=True, batch_first=True,
@@ -181,6 +187,8 @@ class Encoder(nn.Module if nn is not None else object):
         embedded = [e(columns[:, :, k]) for k, e in enumerate(self.embeddings)]
         if self.chars is not None:
             embedded.append(self.chars(inputs.forms))
+        if self.guide_label is not None:
+            embedded.append(self.guide_label(torch.from_numpy(inputs.guide[:, :, 1])))
         packed = nn.utils.rnn.pack_padded_sequence(
             self.dropout(torch.cat(embedded, -1)), inputs.lengths, batch_first=True,
             enforce_sorted=False)
@@ -202,7 +210,7 @@ def form_counts(words: np.ndarray, vocabularies) -> np.ndarray:
 def encoder_inputs(batch, form_counts: np.ndarray | None, word_dropout: float,
                    rng: np.random.Generator | None, chars: bool = False) -> EncoderInputs:
     """The `EncoderInputs` of a batch (`arcwise.parse.Batch` or `arcwise.stepped.sub_batch`;
-    its forms only if chars).  With form_counts and rng, a form is replaced by the
+    its forms only if chars, its guide's tree if it has one).  With form_counts and rng, a form is replaced by the
     unknown word with probability a / (a + its count) (word dropout; its characters stay)."""
     words, offsets = batch.words, batch.offsets
     columns = words[:, EMBEDDED].astype(np.int64)
@@ -217,12 +225,16 @@ def encoder_inputs(batch, form_counts: np.ndarray | None, word_dropout: float,
              else np.zeros(0, dtype=np.int64))
     sentence = np.repeat(np.arange(len(sizes)), sizes)
     padded[sentence, where] = columns
-    forms = None
+    forms = guide = None
     if chars:
         forms = np.full((len(sizes), longest), "", dtype=object)
         forms[sentence, where] = batch.forms
+    if batch.guided:
+        guide = np.zeros((len(sizes), longest, 2), dtype=np.int64)
+        guide[:, :, 0] = -1
+        guide[sentence, where] = words[:, [wc.GUIDE_HEAD, wc.GUIDE_LABEL]]
     return EncoderInputs(torch.from_numpy(padded), torch.from_numpy(sizes), sentence, where,
-                         forms)
+                         forms, guide)
 
 
 class Network(nn.Module if nn is not None else object):

@@ -35,10 +35,10 @@ SCORERS = {
 
 def kind_of(meta: dict[str, Any]) -> str:
     """The kind of model whose metadata this is."""
+    if "guide" in meta:  # before "model": a guided model's metadata is its guided model's
+        return "guided"
     if "model" in meta:
         return meta["model"]
-    if "guide" in meta:
-        return "guided"
     if meta.get("system") == "pipeline":
         return "pipeline"
     if meta.get("system") == "mst":
@@ -56,10 +56,11 @@ def model_class(meta: dict[str, Any], source: str = "model") -> type:
     return getattr(importlib.import_module(module), name)
 
 
-# Parsers that are not transition systems, by the name `arcwise train --system` takes:
-# "module:function" of their trainer, called as f(train, dev, **options).
+# Parsers that are not transition systems, by the name `arcwise train --system` takes and
+# then by model (`--model`): "module:function" of their trainer, f(train, dev, **options).
 GRAPH_SYSTEMS = {
-    "mst": "arcwise.graph.mst_parser:train_graph_parser",
+    "mst": {"perceptron": "arcwise.graph.mst_parser:train_graph_parser",
+            "biaffine": "arcwise.graph.biaffine_parser:train_biaffine"},
 }
 
 
@@ -70,9 +71,15 @@ def is_graph_system(system: str) -> bool:
 
 def train_system(system: str, train: Any, dev: Any = None, **options: Any) -> tuple[Any, Any]:
     """Train a parser of `system` (a graph-based one or a transition system,
-    `arcwise.train.train`); returns (parser, training log)."""
+    `arcwise.train.train`) and options["model"] (default perceptron); returns (parser,
+    training log)."""
     if system in GRAPH_SYSTEMS:
-        module, name = GRAPH_SYSTEMS[system].split(":")
+        options = dict(options)
+        model = options.pop("model", "perceptron")
+        if model not in GRAPH_SYSTEMS[system]:
+            raise ValueError(f"{system} has no {model} model (it has "
+                             f"{', '.join(GRAPH_SYSTEMS[system])})")
+        module, name = GRAPH_SYSTEMS[system][model].split(":")
         return getattr(importlib.import_module(module), name)(train, dev, **options)
     from arcwise.train import train as train_transition_parser
 
