@@ -445,3 +445,41 @@ def test_a_biaffine_parser_guided_by_gold_trees_follows_its_guide(data, tmp_path
     assert loaded.guided_model.guided and not loaded.guide.guided
     assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
                for a, b in zip(both.parse(dev), loaded.parse(dev)))
+
+
+@pytest.mark.parametrize("name", ["arc-eager", "covington-nm"])
+def test_a_bilstm_transition_parser_guided_by_gold_trees_follows_its_guide(name, data,
+                                                                          tmp_path):
+    """Stacking with a BiLSTM transition parser: the guide's labels are embedded and its
+    arcs between the bases fed to the MLPs; guided by the gold trees it copies them."""
+    from arcwise.eval.metrics import evaluate
+    from arcwise.io.conllu import with_tree
+    from arcwise.models import kinds
+    from arcwise.stacking import GuidedParser
+    from tests.test_guided_transition_parser import shifted
+
+    train_sentences, dev = data
+    options = {**TINY, "learning_rate": 0.02}
+    parser, log = kinds.train_system(name, train_sentences, dev, model="bilstm", epochs=6,
+                                     oracle="static", seed=1, neural=options,
+                                     guide=train_sentences, dev_guide=dev)
+    assert parser.guided and log["hyperparameters"]["guided"]
+    with pytest.raises(ArcwiseError, match="guide"):
+        parser.parse(dev)
+
+    def scores(guide):
+        trees = parser.parse(dev, guide=guide)
+        return evaluate(dev, [with_tree(s, *t) for s, t in zip(dev, trees)])
+
+    if not NO_JIT:  # 8 sentences teach too little
+        followed, misled = scores(dev), scores(shifted(dev))
+        assert followed.uas > 90 and misled.uas < followed.uas - 20  # it reads the guide
+    plain, _ = tiny_train("arc-eager", data)
+    with pytest.raises(ArcwiseError, match="without a guide"):
+        plain.parse(dev, guide=dev)
+    both = GuidedParser(plain, parser, folds=2)
+    both.save(tmp_path / "stacked.arcwise")
+    loaded = arcwise.load(tmp_path / "stacked.arcwise")
+    assert loaded.guided_model.guided and not loaded.guide.guided
+    assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
+               for a, b in zip(both.parse(dev), loaded.parse(dev)))

@@ -158,8 +158,13 @@ class ScorerParser(TransitionParser):
         super().__init__(system, vocabularies, classes, root_label, **common)
         self.scorer = scorer
 
+    @property
+    def guided(self) -> bool:
+        """Whether the model reads a guide parser's trees (stacking, 2011 paper §5.3)."""
+        return getattr(self.scorer, "guided", False)
+
     def parse_encoded(self, batch: Batch, trace: bool = False) -> tuple[np.ndarray, ...]:
-        if batch.guided != getattr(self.scorer, "guided", False):
+        if batch.guided != self.guided:
             raise ArcwiseError("guide trees given to a model trained without a guide"
                                if batch.guided else "this model parses with a guide's trees")
         return parse(self.scorer, self.kernels, self.classes, batch,

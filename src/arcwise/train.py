@@ -312,12 +312,11 @@ def train(
     def training_run(log: dict[str, Any]) -> TrainingRun:
         return TrainingRun(system, ts, sentences, batch, dev, vocabularies, classes, root_label,
                            prepared, usable, bound_index, dynamic, epochs, explore_from,
-                           explore_p, seed, pseudo_projective, progress, log)
+                           explore_p, seed, pseudo_projective, progress, log,
+                           list(dev_guide) if guide is not None and dev else None)
 
     if model != "perceptron":
-        if guide is not None:
-            raise ValueError("a guided (stacking) parser is a perceptron model")
-        hyperparameters = {"model": model, "oracle": oracle, "bound": bound, "epochs": epochs,
+        hyperparameters = {"model": model, "guided": guide is not None, "oracle": oracle, "bound": bound, "epochs": epochs,
                            "explore_from": explore_from, "explore_p": explore_p, "seed": seed,
                            "oracle_options": oracle_options,
                            "oracle_priority": oracle_kernels.priority,
@@ -461,6 +460,7 @@ class TrainingRun:
     pseudo_projective: str | None
     progress: Callable[[dict[str, Any]], Any] | None
     log: dict[str, Any]
+    dev_guide: list[Sentence] | None = None  # a guided run's: the guide's trees of dev
 
 
 def train_stepped(run: TrainingRun, scorer, batch_sentences: int, aggressive_p: float):
@@ -474,7 +474,7 @@ def train_stepped(run: TrainingRun, scorer, batch_sentences: int, aggressive_p: 
                                   run.root_label, hyperparameters=run.log["hyperparameters"],
                                   training_data_sha256=data_sha256(run.sentences),
                                   pseudo_projective=run.pseudo_projective)
-    dev_batch = Batch(run.dev, run.vocabularies) if run.dev else None
+    dev_batch = Batch(run.dev, run.vocabularies, run.dev_guide) if run.dev else None
     epochs_of = ScorerEpochs(run, scorer, run.batch, batch_sentences, aggressive_p)
     return run_epochs(epochs_of, parser, run.log, epochs=run.epochs,
                       trained_sentences=len(run.usable),

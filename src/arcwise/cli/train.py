@@ -321,8 +321,6 @@ def register(app: typer.Typer) -> None:
             raise ArcwiseError(f"--model {model.value} does not train --system {system}: "
                                "--model bilstm trains transition systems, --model biaffine "
                                "the graph-based parser (--system mst)")
-        if model.value == "bilstm" and guide_path is not None:
-            raise ArcwiseError("--model bilstm cannot be trained with --guide yet")
         check_output(output, train_path, dev_path, guide_path)
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None

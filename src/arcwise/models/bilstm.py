@@ -241,9 +241,9 @@ class Network(nn.Module if nn is not None else object):
     """The encoder and the two MLPs (see the module docstring)."""
 
     def __init__(self, vocabulary_sizes: list[int], n_bases: int, n_columns: int,
-                 n_slots: int, sizes: Sizes, chars: str = ""):
+                 n_slots: int, sizes: Sizes, chars: str = "", guide_labels: int = 0):
         super().__init__()
-        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout, chars)
+        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout, chars, guide_labels)
         width = self.encoder.width
         self.missing = nn.Parameter(torch.zeros(width))
         self.transition = nn.Sequential(nn.Linear(n_bases * width, sizes.hidden), nn.Tanh(),
@@ -251,6 +251,9 @@ class Network(nn.Module if nn is not None else object):
         self.label = nn.Sequential(nn.Linear(n_bases * width, sizes.hidden), nn.Tanh(),
                                    nn.Linear(sizes.hidden, max(n_slots, 1)))
         self.n_bases, self.width = n_bases, width
+        # guided (stacking): which base's guide head is which base, into both first layers
+        self.guide_pairs = (nn.Linear(n_bases * n_bases, 2 * sizes.hidden, bias=False)
+                            if guide_labels else None)
 
     def first_layers(self, vectors: torch.Tensor) -> torch.Tensor:
         """Each word's share of both MLPs' first layers, at each base position:
@@ -261,11 +264,15 @@ class Network(nn.Module if nn is not None else object):
                   for layer in (self.transition, self.label)]
         return torch.einsum("nw,hkw->nkh", vectors, torch.cat(shares, 0))
 
-    def mlp_scores(self, shares: torch.Tensor, index: torch.Tensor
-                   ) -> tuple[torch.Tensor, torch.Tensor]:
+    def mlp_scores(self, shares: torch.Tensor, index: torch.Tensor,
+                   guide_pairs: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(transition scores, label scores) of configurations whose words at the bases are
-        index [configurations, bases] (rows of `first_layers`' shares)."""
+        index [configurations, bases] (rows of `first_layers`' shares); guide_pairs
+        [configurations, bases * bases], a guided network's: is base b the guide head of
+        base a."""
         hidden = shares[index, torch.arange(self.n_bases)].sum(1)
+        if guide_pairs is not None:
+            hidden = hidden + self.guide_pairs(guide_pairs)
         size = self.transition[0].out_features
         transition = self.transition[2](torch.tanh(hidden[:, :size] + self.transition[0].bias))
         label = self.label[2](torch.tanh(hidden[:, size:] + self.label[0].bias))
@@ -276,8 +283,10 @@ class Context:
     """One batch's BiLSTM vectors (flat: a row per batch word, then the missing vector) and
     the loss terms gathered while stepping through it."""
 
-    def __init__(self, vectors: torch.Tensor, shares: torch.Tensor, train: bool):
+    def __init__(self, vectors: torch.Tensor, shares: torch.Tensor, train: bool,
+                 guide_heads: np.ndarray | None = None):
         self.train = train
+        self.guide_heads = guide_heads  # a guided batch's: each word's guide head's row, or -1
         self.vectors = vectors
         self.shares = shares  # `Network.first_layers` of the vectors
         self.last: torch.Tensor | None = None  # the last `scores` output, for `learn`
@@ -291,7 +300,7 @@ class BiLSTMScorer:
     kind = "bilstm"
 
     def __init__(self, bases: tuple[str, ...], classes, vocabulary_sizes: list[int],
-                 sizes: Sizes = Sizes(), seed: int = 0, chars: str = ""):
+                 sizes: Sizes = Sizes(), seed: int = 0, chars: str = "", guide_labels: int = 0):
         need_torch()
         torch.manual_seed(seed)
         self.bases = tuple(bases)
@@ -300,7 +309,8 @@ class BiLSTMScorer:
         self.vocabulary_sizes = list(vocabulary_sizes)
         self.n_unlabeled = classes.n_unlabeled
         self.network = Network(self.vocabulary_sizes, len(self.bases), classes.n_columns,
-                               classes.n_slots, sizes, chars)
+                               classes.n_slots, sizes, chars, guide_labels)
+        self.guide_labels = guide_labels
         # class c's transition score is column `column_of_class[c]` of the transition MLP
         column = {int(a): k for k, a in enumerate(classes.column_action)}
         self.column_of_class = torch.tensor([column[int(a)] for a in classes.transition])
@@ -315,12 +325,18 @@ class BiLSTMScorer:
         `Sizes` fields and threads (torch's; 0: its default); records them in the log."""
         sizes, threads = configured(options, Sizes)
         chars = char_vocabulary(run.batch.forms) if sizes.chars else ""
+        guide_labels = len(run.vocabularies.deprel) if run.batch.guided else 0
         scorer = cls(run.ts.kernels.bases, run.classes, vocabulary_sizes(run.vocabularies),
-                     sizes, run.seed, chars)
+                     sizes, run.seed, chars, guide_labels)
         scorer.form_counts = form_counts(run.batch.words, run.vocabularies)
         run.log["hyperparameters"].update(sizes=asdict(sizes),
                                           threads=threads or torch.get_num_threads())
         return scorer
+
+    @property
+    def guided(self) -> bool:
+        """Does it score with a guide's trees (stacking, 2011 paper §5.3)?"""
+        return bool(self.guide_labels)
 
     # --- the Scorer protocol -----------------------------------------------
 
@@ -334,15 +350,26 @@ class BiLSTMScorer:
             flat = vectors[torch.from_numpy(inputs.sentence), torch.from_numpy(inputs.where)]
             flat = torch.cat([flat, self.network.missing[None, :]])
             shares = self.network.first_layers(flat)
-        return Context(flat, shares, train)
+        guide_heads = None
+        if self.guided:
+            head = batch.words[:, wc.GUIDE_HEAD].astype(np.int64)
+            first = np.repeat(batch.offsets[:-1], np.diff(batch.offsets))
+            guide_heads = np.where(head >= 0, first + head, -1)
+        return Context(flat, shares, train, guide_heads)
 
     def scores(self, context: Context, states: np.ndarray, rows: np.ndarray,
                positions: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """Class scores of the configurations (positions: -1 = no word -> missing vector)."""
         missing = context.vectors.shape[0] - 1
         index = torch.from_numpy(np.where(positions >= 0, positions, missing))
+        pairs = None
+        if context.guide_heads is not None:
+            heads = np.where(positions >= 0, context.guide_heads[np.maximum(positions, 0)], -2)
+            pairs = torch.from_numpy(((heads[:, :, None] == positions[:, None, :])
+                                      & (positions[:, None, :] >= 0))
+                                     .reshape(len(positions), -1).astype(np.float32))
         with torch.set_grad_enabled(context.train):
-            transition, label = self.network.mlp_scores(context.shares, index)
+            transition, label = self.network.mlp_scores(context.shares, index, pairs)
             transition = transition[:, self.column_of_class]
             n_labeled = transition.shape[1] - self.n_unlabeled
             if n_labeled:
@@ -402,7 +429,8 @@ class BiLSTMScorer:
     def meta(self) -> dict[str, Any]:
         return {"bases": list(self.bases), "sizes": asdict(self.sizes),
                 "vocabulary_sizes": self.vocabulary_sizes,
-                "chars": self.network.encoder.chars_vocabulary}
+                "chars": self.network.encoder.chars_vocabulary,
+                "guide_labels": self.guide_labels}
 
     @classmethod
     def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any], classes,
@@ -411,7 +439,8 @@ class BiLSTMScorer:
         try:
             sizes = Sizes(**meta["sizes"])
             scorer = cls(tuple(meta["bases"]), classes, list(meta["vocabulary_sizes"]), sizes,
-                         chars=str(meta.get("chars", "")))
+                         chars=str(meta.get("chars", "")),
+                         guide_labels=int(meta.get("guide_labels", 0)))
         except (KeyError, TypeError, ValueError) as error:
             raise ArcwiseError(f"{source}: bad bilstm metadata ({error})") from None
         expected = scorer.arrays()
