@@ -406,16 +406,43 @@ def test_character_vectors_tell_unknown_words_apart_and_travel_in_the_model_file
                for a, b in zip(trees, arcwise.load(tmp_path / "b.arcwise").parse(data[1])))
 
 
-def test_a_biaffine_parser_guided_by_gold_trees_follows_its_guide(data, tmp_path):
-    """Stacking with the neural graph-based parser (2011 paper §5.3): guided by the
-    gold trees it learns to copy them, it needs guide trees (and an unguided one refuses
-    them), and it travels with its guide in one model file."""
+def check_stacking(parser, plain, dev, tmp_path, accuracy: bool = True):
+    """A guided model (trained on gold guide trees) and an unguided one: the guided one
+    needs guide trees, the unguided refuses them; the guided one follows its guide
+    (accuracy); both travel in one model file and parse the same after loading."""
     from arcwise.eval.metrics import evaluate
-    from arcwise.graph.biaffine_parser import train_biaffine
     from arcwise.io.conllu import with_tree
-    from arcwise.models import kinds
     from arcwise.stacking import GuidedParser
     from tests.test_guided_transition_parser import shifted
+
+    assert parser.guided and not plain.guided
+    with pytest.raises(ArcwiseError, match="guide"):
+        parser.parse(dev)
+    with pytest.raises(ArcwiseError, match="without a guide"):
+        plain.parse(dev, guide=dev)
+
+    def scores(guide):
+        trees = parser.parse(dev, guide=guide)
+        return evaluate(dev, [with_tree(s, *t) for s, t in zip(dev, trees)])
+
+    if accuracy:
+        followed, misled = scores(dev), scores(shifted(dev))
+        assert followed.uas > 90 and misled.uas < followed.uas - 20  # it reads the guide
+    head, _ = parser.parse(dev[0], guide=dev[0])
+    assert list(head) == list(parser.parse(dev[:2], guide=dev[:2])[0][0])
+    both = GuidedParser(plain, parser, folds=2)
+    both.save(tmp_path / "stacked.arcwise")
+    loaded = arcwise.load(tmp_path / "stacked.arcwise")
+    assert loaded.guided_model.guided and not loaded.guide.guided
+    assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
+               for a, b in zip(both.parse(dev), loaded.parse(dev)))
+
+
+def test_a_biaffine_parser_guided_by_gold_trees_follows_its_guide(data, tmp_path):
+    """Stacking with the neural graph-based parser (2011 paper §5.3): guided by the
+    gold trees it learns to copy them (`check_stacking`)."""
+    from arcwise.graph.biaffine_parser import train_biaffine
+    from arcwise.models import kinds
 
     train_sentences, dev = data
     options = {**TINY, "arc": 8, "label": 4, "learning_rate": 0.02}
@@ -424,27 +451,9 @@ def test_a_biaffine_parser_guided_by_gold_trees_follows_its_guide(data, tmp_path
     parser, log = kinds.train_system("mst", train_sentences, dev, model="biaffine", epochs=4,
                                      seed=1, neural=options, guide=train_sentences,
                                      dev_guide=dev)
-    assert parser.guided and log["hyperparameters"]["guided"]
-    with pytest.raises(ArcwiseError, match="parses with a guide"):
-        parser.parse(dev)
-
-    def scores(guide):
-        trees = parser.parse(dev, guide=guide)
-        return evaluate(dev, [with_tree(s, *t) for s, t in zip(dev, trees)])
-
-    followed, misled = scores(dev), scores(shifted(dev))
-    assert followed.uas > 90 and misled.uas < followed.uas - 20  # it reads the guide
-    head, deprel = parser.parse(dev[0], guide=dev[0])
-    assert list(head) == list(parser.parse(dev[:2], guide=dev[:2])[0][0])
+    assert log["hyperparameters"]["guided"]
     plain, _ = train_biaffine(train_sentences, epochs=1, seed=1, neural=options)
-    with pytest.raises(ArcwiseError, match="without a guide"):
-        plain.parse(dev, guide=dev)
-    both = GuidedParser(plain, parser, folds=2)
-    both.save(tmp_path / "stacked.arcwise")
-    loaded = arcwise.load(tmp_path / "stacked.arcwise")
-    assert loaded.guided_model.guided and not loaded.guide.guided
-    assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
-               for a, b in zip(both.parse(dev), loaded.parse(dev)))
+    check_stacking(parser, plain, dev, tmp_path, accuracy=not NO_JIT)
 
 
 @pytest.mark.parametrize("name", ["arc-eager", "covington-nm"])
@@ -452,34 +461,13 @@ def test_a_bilstm_transition_parser_guided_by_gold_trees_follows_its_guide(name,
                                                                           tmp_path):
     """Stacking with a BiLSTM transition parser: the guide's labels are embedded and its
     arcs between the bases fed to the MLPs; guided by the gold trees it copies them."""
-    from arcwise.eval.metrics import evaluate
-    from arcwise.io.conllu import with_tree
     from arcwise.models import kinds
-    from arcwise.stacking import GuidedParser
-    from tests.test_guided_transition_parser import shifted
 
     train_sentences, dev = data
-    options = {**TINY, "learning_rate": 0.02}
     parser, log = kinds.train_system(name, train_sentences, dev, model="bilstm", epochs=6,
-                                     oracle="static", seed=1, neural=options,
+                                     oracle="static", seed=1,
+                                     neural={**TINY, "learning_rate": 0.02},
                                      guide=train_sentences, dev_guide=dev)
-    assert parser.guided and log["hyperparameters"]["guided"]
-    with pytest.raises(ArcwiseError, match="guide"):
-        parser.parse(dev)
-
-    def scores(guide):
-        trees = parser.parse(dev, guide=guide)
-        return evaluate(dev, [with_tree(s, *t) for s, t in zip(dev, trees)])
-
-    if not NO_JIT:  # 8 sentences teach too little
-        followed, misled = scores(dev), scores(shifted(dev))
-        assert followed.uas > 90 and misled.uas < followed.uas - 20  # it reads the guide
+    assert log["hyperparameters"]["guided"]
     plain, _ = tiny_train("arc-eager", data)
-    with pytest.raises(ArcwiseError, match="without a guide"):
-        plain.parse(dev, guide=dev)
-    both = GuidedParser(plain, parser, folds=2)
-    both.save(tmp_path / "stacked.arcwise")
-    loaded = arcwise.load(tmp_path / "stacked.arcwise")
-    assert loaded.guided_model.guided and not loaded.guide.guided
-    assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
-               for a, b in zip(both.parse(dev), loaded.parse(dev)))
+    check_stacking(parser, plain, dev, tmp_path, accuracy=not NO_JIT)  # 8 sentences: too few
