@@ -22,6 +22,7 @@ SECTIONS = {  # name: the script that writes it
     "mst": "bench/mst_train.py",
     "combination": "bench/combination.py",
     "stacking": "bench/stacking.py",
+    "stacking-neural": "bench/stacking.py --model neural",
     "analysis": "bench/analysis.py",
     "neural": "bench/neural.py",
     "pipeline": "bench/pipeline.py",

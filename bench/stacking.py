@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/stacking.py [TREEBANK_GLOB] [--treebanks Czech-CLTT,Swedish-LinES]
         [--transition-system arc-eager] [--mst-order 2] [--folds 2]
+        [--model perceptron|neural] [--neural KEY=VALUE ...]
         [--max-train-sentences N] [--workers 2] [--samples 10000] [--report]
 
 Per treebank (one process each; finished treebanks are kept in
@@ -15,6 +16,12 @@ annotates dev and test).  Test LAS (gold tags, punctuation included) of the
 four, the differences with a paired bootstrap test (`arcwise.eval.significance`,
 * = p < 0.05, ** = p < 0.01), and the two oracle combinations of the base
 parsers (best tree per sentence, best tree from their arcs), as Table 6.
+
+--model neural reruns it with neural models (issue #16): the biaffine graph-based
+parser for MST and a BiLSTM scorer for the transition parser, both with the
+`--neural` options (as `arcwise train --neural`; threads=1 by default, a process
+per treebank); its results are kept apart and written to the stacking-neural
+section.
 """
 
 from __future__ import annotations
@@ -46,8 +53,8 @@ def run_treebank(name: str, train_path: str, args: dict) -> dict:
     from arcwise.combine import combine
     from arcwise.eval.metrics import evaluate
     from arcwise.eval.significance import compare
-    from arcwise.graph.mst_parser import train_graph_parser
     from arcwise.io import read_treebank
+    from arcwise.models import kinds
     from arcwise.io.conllu import with_tree
     from arcwise.stacking import parsed, train_guided
     from arcwise.train import train
@@ -60,6 +67,10 @@ def run_treebank(name: str, train_path: str, args: dict) -> dict:
     mst_options = dict(order=args["mst_order"], decoder="non-projective",
                        epochs=args["mst_epochs"], seed=1)
     transition_options = dict(oracle="dynamic", epochs=args["epochs"], seed=1)
+    if args["model"] == "neural":
+        mst_options = dict(model="biaffine", decoder="non-projective",
+                           epochs=args["mst_epochs"], seed=1, neural=args["neural"]["biaffine"])
+        transition_options.update(model="bilstm", neural=args["neural"]["bilstm"])
     seconds = {}
 
     def timed(key, function, *a, **k):
@@ -68,7 +79,7 @@ def run_treebank(name: str, train_path: str, args: dict) -> dict:
         seconds[key] = round(time.perf_counter() - started, 1)
         return out
 
-    mst, _ = timed("mst", train_graph_parser, train_sentences, dev, **mst_options)
+    mst, _ = timed("mst", kinds.train_system, "mst", train_sentences, dev, **mst_options)
     transition, _ = timed("transition", train, system, train_sentences, dev, **transition_options)
     mst_guided, _ = timed("mst_guided", train_guided, "mst", train_sentences, dev, transition,
                           folds=args["folds"], **mst_options)
@@ -86,6 +97,7 @@ def run_treebank(name: str, train_path: str, args: dict) -> dict:
                               samples=args["samples"], seed=1).p_value
                 for base in ("mst", "transition")}
     return {"treebank": name, "transition_system": system, "folds": args["folds"],
+            "model": args["model"], "neural": args["neural"],
             "mst_order": args["mst_order"], "epochs": args["epochs"],
             "mst_epochs": args["mst_epochs"], "max_train_sentences": args["max_train_sentences"],
             "train_sentences": len(train_sentences), "las": las, "p_values": p_values,
@@ -93,10 +105,23 @@ def run_treebank(name: str, train_path: str, args: dict) -> dict:
             "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
 
 
+def neural_options(pairs: list[str]) -> dict[str, dict]:
+    """--neural KEY=VALUE as each neural model's options (threads=1 unless given)."""
+    from arcwise.cli.train import parse_neural
+    from arcwise.errors import ArcwiseError
+
+    try:
+        return {model: {"threads": 1, **parse_neural(pairs, model)}
+                for model in ("bilstm", "biaffine")}
+    except ArcwiseError as error:
+        sys.exit(f"bench/stacking.py: {error}")
+
+
 def key(name: str, args: dict) -> str:
     cap = args["max_train_sentences"] or "all"
+    neural = "" if args["model"] == "perceptron" else "__neural"
     return (f"{name}__{args['transition_system']}__o{args['mst_order']}__f{args['folds']}"
-            f"__e{args['epochs']}-{args['mst_epochs']}__m{cap}")
+            f"__e{args['epochs']}-{args['mst_epochs']}__m{cap}{neural}")
 
 
 def mark(p: float) -> str:
@@ -149,6 +174,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--folds", type=int, default=2)
     ap.add_argument("--max-train-sentences", type=int, default=None)
     ap.add_argument("--samples", type=int, default=10_000)
+    ap.add_argument("--model", choices=("perceptron", "neural"), default="perceptron",
+                    help="neural: the biaffine parser and a BiLSTM transition parser")
+    ap.add_argument("--neural", action="append", default=[], metavar="KEY=VALUE",
+                    help="options of both neural models (as arcwise train --neural)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--results", type=Path, default=RESULTS)
     ap.add_argument("--report", action="store_true",
@@ -158,7 +187,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     args = ap.parse_args(argv)
     options = {k: getattr(args, k) for k in ("transition_system", "mst_order", "mst_epochs",
                                              "epochs", "folds", "max_train_sentences",
-                                             "samples")}
+                                             "samples", "model")}
+    options["neural"] = neural_options(args.neural) if args.model == "neural" else None
     keep = set(args.treebanks.split(",")) if args.treebanks else None
     treebanks = {Path(p).parent.name: p for p in sorted(glob.glob(args.treebank_glob))
                  if keep is None or Path(p).parent.name in keep}
@@ -196,9 +226,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if args.report:
         command = " ".join(["bench/stacking.py", *(sys.argv[1:] if argv is None else argv)])
         cap = args.max_train_sentences
-        report.write_section("stacking", "\n".join([
-            "## Stacking: guided parsers (issue #5, 2011 paper §5, Table 6)", "",
-            f"Test LAS, gold tags, punctuation included. MST: order {args.mst_order}, "
+        neural = args.model == "neural"
+        models = (f"MST = the biaffine parser (`--model biaffine`), {args.transition_system} "
+                  f"with a BiLSTM scorer (`--model bilstm`), options "
+                  f"{options['neural']['bilstm']}; " if neural else "")
+        report.write_section("stacking-neural" if neural else "stacking", "\n".join([
+            "## Stacking: guided parsers (issue #5, 2011 paper §5, Table 6)" if not neural
+            else "## Stacking with neural parsers (issue #16, 2011 paper §5, Table 6)", "",
+            f"Test LAS, gold tags, punctuation included. {models}MST: "
+            + (f"order {args.mst_order}, " if not neural else "") +
             f"non-projective, {args.mst_epochs} epochs; {args.transition_system}: dynamic oracle, "
             f"{args.epochs} epochs, dev selection; guides jackknifed with {args.folds} folds; "
             f"train sentences: {f'first {cap}' if cap else 'all'}; seed 1. Differences are "

@@ -149,3 +149,35 @@ def test_transition_profile_times_every_phase(monkeypatch, tmp_path, capsys):
     for phase in transition_profile.PHASES + ("stepped", "fused"):
         assert f"  {phase} " in out
     assert (tmp_path / "models" / "covington-nm.arcwise").exists()
+
+
+def test_stacking_main_reruns_table_6_with_neural_models(tmp_path, monkeypatch):
+    """bench/stacking.py --model neural: the biaffine parser and a BiLSTM transition parser,
+    each alone and guided by the other, kept apart from the perceptron's results."""
+    pytest.importorskip("torch")
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import report
+    import stacking
+
+    treebank = tmp_path / "English-Tiny"
+    treebank.mkdir()
+    for split in ("train", "dev", "test"):
+        conllu.write(treebank / f"{split}.conllu.gz",
+                     itertools.islice(read_treebank(EWT / f"{split}.conllu.gz"), 16))
+    sections = {}
+    monkeypatch.setattr(report, "write_section", lambda name, text: sections.update({name: text}))
+    tiny = [f"--neural={k}" for k in ("word=8", "lstm=8", "hidden=8", "tag=4", "batch_sentences=4")]
+    try:
+        [result] = stacking.main([str(treebank / "train.conllu.gz"), "--model", "neural",
+                                  *tiny, "--epochs", "1", "--mst-epochs", "1", "--workers", "1",
+                                  "--samples", "50", "--results", str(tmp_path / "kept"),
+                                  "--numba-cache-dir", "inherit", "--report"])
+    finally:
+        sys.modules.pop("stacking", None)
+    assert result["model"] == "neural" and result["neural"]["bilstm"]["threads"] == 1
+    assert set(result["las"]) == {"mst", "mst_guided", "transition", "transition_guided",
+                                  "oracle-graph", "oracle-arc"}
+    assert all(0 <= las <= 100 for las in result["las"].values())
+    [kept] = (tmp_path / "kept").glob("*.json")
+    assert kept.name.endswith("__neural.json")
+    assert "biaffine" in sections["stacking-neural"] and "stacking" not in sections
