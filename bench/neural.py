@@ -111,6 +111,10 @@ def main() -> int:
 
 
 RESULTS = Path(__file__).resolve().parent / "results" / "neural"
+# the 2018 paper's Table 1 with BiLSTM scorers: an `arcwise experiment` grid whose cells are
+# kept here (`arcwise experiment experiments/neural-2018.toml --data DIR -o GRID_RESULTS`)
+GRID = Path(__file__).resolve().parents[1] / "experiments" / "neural-2018.toml"
+GRID_RESULTS = Path(__file__).resolve().parent / "results" / "neural-2018"
 
 
 def keep(row: dict) -> None:
@@ -144,7 +148,25 @@ def write_section() -> None:
               + (", ".join(map(str, r["load_average"])) if "load_average" in r else
                  "not recorded (these runs shared the 2 cores with other benchmarks, load "
                  "about 8: their seconds and speeds are upper bounds)") for r in rows]
+    lines += grid_section()
     report.write_section("neural", "\n".join(lines))
+
+
+def grid_section() -> list[str]:
+    """The lines of the 2018 Table 1 grid's report, from its finished cells (none: nothing)."""
+    from arcwise.experiments import grid as grids
+    from arcwise.experiments import report as grid_report
+    from arcwise.experiments.run import finished
+
+    grid = grids.load(GRID, None)
+    results = finished(grid, GRID_RESULTS) if GRID_RESULTS.exists() else []
+    if not results:
+        return []
+    total = len(grid.treebanks) * len(grid.configurations) * len(grid.seeds)
+    return ["", grid_report.markdown(grid, results, total, level=3).rstrip(), "",
+            "- Command: `arcwise experiment experiments/neural-2018.toml --data "
+            "../shared/data/ud -o bench/results/neural-2018 -j 2` (it resumes: a run may span "
+            "sessions); each cell trains on one torch thread, two cells at a time."]
 
 
 if __name__ == "__main__":

@@ -151,6 +151,7 @@ def test_transition_profile_times_every_phase(monkeypatch, tmp_path, capsys):
     assert (tmp_path / "models" / "covington-nm.arcwise").exists()
 
 
+@pytest.mark.end_to_end  # trains neural models: the other core's half
 def test_stacking_main_reruns_table_6_with_neural_models(tmp_path, monkeypatch):
     """bench/stacking.py --model neural: the biaffine parser and a BiLSTM transition parser,
     each alone and guided by the other, kept apart from the perceptron's results."""
@@ -181,3 +182,48 @@ def test_stacking_main_reruns_table_6_with_neural_models(tmp_path, monkeypatch):
     [kept] = (tmp_path / "kept").glob("*.json")
     assert kept.name.endswith("__neural.json")
     assert "biaffine" in sections["stacking-neural"] and "stacking" not in sections
+
+
+TINY_NEURAL_GRID = """\
+title = "Tiny neural"
+treebanks = ["English-Tiny"]
+seeds = [1]
+epochs = 1
+options = { model = "bilstm", neural = { threads = 1, word = 8, lstm = 8, hidden = 8, tag = 4 } }
+[[configurations]]
+name = "bilstm:arc-eager:static"
+system = "arc-eager"
+oracle = "static"
+[[tables]]
+title = "Tiny table"
+columns = [["arc-eager", "bilstm:arc-eager:static"]]
+"""
+
+
+@pytest.mark.end_to_end  # trains neural models: the other core's half
+def test_neural_section_reports_the_table_1_grid_cells_finished_so_far(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    from arcwise.experiments import grid as grids
+    from arcwise.experiments.run import run_grid
+
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import neural
+
+    folder = tmp_path / "ud" / "English-Tiny"
+    folder.mkdir(parents=True)
+    for split in ("train", "dev", "test"):
+        conllu.write(folder / f"{split}.conllu.gz",
+                     itertools.islice(read_treebank(EWT / f"{split}.conllu.gz"), 12))
+    grid = tmp_path / "tiny-neural.toml"
+    grid.write_text(TINY_NEURAL_GRID)
+    try:
+        monkeypatch.setattr(neural, "GRID", grid)
+        monkeypatch.setattr(neural, "GRID_RESULTS", tmp_path / "cells")
+        assert neural.grid_section() == []  # nothing run yet: no subsection
+        run_grid(grids.load(grid, tmp_path / "ud"), tmp_path / "cells", workers=1,
+                 allow_dirty=True)
+        text = "\n".join(neural.grid_section())
+    finally:
+        sys.modules.pop("neural", None)
+    assert "### Tiny neural" in text and "| English-Tiny |" in text
+    assert "1 of 1 cells finished" in text and "experiments/neural-2018.toml" in text
