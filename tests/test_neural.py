@@ -472,3 +472,28 @@ def test_a_bilstm_transition_parser_guided_by_gold_trees_follows_its_guide(name,
     assert log["hyperparameters"]["guided"]
     plain, _ = tiny_train("arc-eager", data)
     check_stacking(parser, plain, dev, tmp_path, accuracy=not NO_JIT)  # 8 sentences: too few
+
+
+@pytest.mark.end_to_end
+@pytest.mark.skipif(NO_JIT, reason="the compiled run covers the command line")
+def test_cli_trains_a_pipeline_with_a_neural_parser(tmp_path):
+    """arcwise train --pipeline --model bilstm|biaffine: the pipeline's parser is that
+    model (it used to be a perceptron whatever --model said); --model without a parser
+    among the components is an error."""
+    treebank = tmp_path / "small.conllu"
+    sentences = train_and_dev(12, 0)[0]
+    treebank.write_text("".join("\n".join(s.lines) + "\n\n" for s in sentences))
+    sizes = ("--neural", "lstm=8", "--neural", "word=8", "--neural", "chars=4")
+    for system, model in (("arc-eager", "bilstm"), ("mst", "biaffine")):
+        out = tmp_path / f"{model}.pipeline"
+        done = run_cli("train", "--pipeline", "--components", "tagger,parser", "--system",
+                       system, "--model", model, "--train", treebank, "--epochs", "1",
+                       "--tag-folds", "2", "-o", out, *sizes)
+        assert done.returncode == 0, done.stderr
+        assert "parser " + system + " epoch 1: loss" in done.stderr
+        parser = arcwise.load(out).parser
+        assert getattr(parser, "scorer", parser).kind == model
+    refused = run_cli("train", "--pipeline", "--components", "tokenizer,tagger", "--system",
+                      "arc-eager", "--model", "bilstm", "--train", treebank, "-o",
+                      tmp_path / "x.pipeline")
+    assert refused.returncode == 2 and "is the parser's" in refused.stderr

@@ -196,6 +196,12 @@ def dev_scores(entry: dict) -> str:
             if "dev_uas" in entry else "")
 
 
+def learning(entry: dict) -> str:
+    """How an epoch learned: the perceptron's update rate or a neural model's loss."""
+    return (f"update rate {entry['error_rate']:.3f}" if "error_rate" in entry
+            else f"loss {entry['loss']:.3f}")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("train")
     def train_command(
@@ -273,11 +279,11 @@ def register(app: typer.Typer) -> None:
         neural: list[str] = typer.Option(
             [], "--neural", metavar="KEY=VALUE",
             help="--model bilstm or biaffine: a network or training option (repeatable): "
-            "word, suffix, shape, tag (embedding sizes), lstm, layers, word_dropout, "
+            "word, suffix, shape, tag (embedding sizes), chars (a character BiLSTM's size; "
+            "default none), char_embedding, lstm, layers, word_dropout, dropout, "
             "learning_rate, decay and decay_updates (the rate times decay every "
             "decay_updates updates; default none), batch_sentences, threads; bilstm: "
-            "hidden, aggressive_p; "
-            "biaffine: arc, label, dropout.",
+            "hidden, aggressive_p; biaffine: arc, label.",
         ),
     ) -> None:
         """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.
@@ -306,21 +312,20 @@ def register(app: typer.Typer) -> None:
                                    "predicted yet")
             wanted = ([c.strip() for c in components.split(",")] if pipeline
                       else [system] if system in ("tagger", "tokenizer") else ["tagger", "parser"])
+            if "parser" not in wanted and model.value != "perceptron":
+                raise ArcwiseError(f"--model {model.value} is the parser's: train a parser "
+                                   "(--pipeline with parser among --components)")
             _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed,
                             tags.value if tags else None, tag_folds,
                             dict(oracle=oracle, bound=bound, order=order, decoder=decoder,
                                  update=update, explore_from=explore_from, explore_p=explore_p,
                                  pseudo_projective=pseudo_projective,
                                  oracle_priority=oracle_priority,
-                                 variant_features=variant_features))
+                                 variant_features=variant_features, model=model.value,
+                                 neural=checked_model(system, model.value, neural)))
             return
         check_options(ctx, system, oracle.value, bound, decoder, update)
-        neural_options = parse_neural(neural, model.value)
-        if (model.value == "biaffine") != (is_graph_system(system)
-                                           and model.value != "perceptron"):
-            raise ArcwiseError(f"--model {model.value} does not train --system {system}: "
-                               "--model bilstm trains transition systems, --model biaffine "
-                               "the graph-based parser (--system mst)")
+        neural_options = checked_model(system, model.value, neural)
         check_output(output, train_path, dev_path, guide_path)
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None
@@ -336,11 +341,9 @@ def register(app: typer.Typer) -> None:
         with EpochProgress(f"{system} ({oracle.value})", epochs) as bar:
 
             def progress(entry: dict) -> None:
-                learning = (f"update rate {entry['error_rate']:.3f}" if "error_rate" in entry
-                            else f"loss {entry['loss']:.3f}")
                 bar.epoch(f"{system} ({oracle.value}) epoch {entry['epoch']}: "
                           f"{entry['sentences_per_second']:.0f} sentences/s, "
-                          f"{learning}{dev_scores(entry)}")
+                          f"{learning(entry)}{dev_scores(entry)}")
 
             try:
                 parser, log = train(
@@ -362,6 +365,17 @@ def register(app: typer.Typer) -> None:
             json.dump(log, out, indent=2)
         print(f"wrote {output} (best epoch {log['best_epoch']}) and {log_path}", file=sys.stderr)
         print(tree_summary(log), file=sys.stderr)
+
+
+def checked_model(system: str, model: str, neural: list[str]) -> dict:
+    """The --neural options of --model for --system; ArcwiseError if that model does not
+    train that system or an option is wrong."""
+    options = parse_neural(neural, model)
+    if (model == "biaffine") != (is_graph_system(system) and model != "perceptron"):
+        raise ArcwiseError(f"--model {model} does not train --system {system}: "
+                           "--model bilstm trains transition systems, --model biaffine "
+                           "the graph-based parser (--system mst)")
+    return options
 
 
 def parse_neural(pairs: list[str], model: str) -> dict:
@@ -517,7 +531,15 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    def progress(entry: dict) -> None:
+        say(f"parser {system} epoch {entry['epoch']}: {learning(entry)}{dev_scores(entry)}")
+
     def train_parser(sentences, dev_sentences):
+        if o["model"] == "biaffine":
+            from arcwise.graph.biaffine_parser import train_biaffine
+
+            return train_biaffine(sentences, dev_sentences, decoder=o["decoder"], epochs=epochs,
+                                  seed=seed, progress=progress, neural=o["neural"])
         if is_graph_system(system):
             from arcwise.graph.mst_parser import train_graph_parser
 
@@ -530,11 +552,10 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
         return train(
             system, sentences, dev_sentences, oracle=o["oracle"].value, bound=o["bound"],
             epochs=epochs, explore_from=o["explore_from"], explore_p=o["explore_p"], seed=seed,
-            progress=lambda entry: say(f"parser {system} epoch {entry['epoch']}: update rate "
-                                       f"{entry['error_rate']:.3f}{dev_scores(entry)}"),
+            progress=progress,
             pseudo_projective=o["pseudo_projective"].value if o["pseudo_projective"] else None,
             oracle_priority=o["oracle_priority"].value if o["oracle_priority"] else None,
-            variant_features=o["variant_features"])
+            variant_features=o["variant_features"], model=o["model"], neural=o["neural"])
 
     try:
         model, log = train_pipeline(train_sentences, dev, wanted, train_parser=train_parser,
