@@ -98,7 +98,7 @@ def test_the_bench_runs_a_bilstm_parser_and_keeps_it_apart(tmp_path, monkeypatch
     pytest.importorskip("torch")
     import arcwise
 
-    train, test = train_and_dev(N_TRAIN, N_TEST)
+    train, test = train_and_dev(16, 4)
     for name, sentences in (("train", train), ("test", test)):
         conllu.write(tmp_path / f"{name}.conllu", sentences)
     monkeypatch.syspath_prepend(str(ROOT / "bench"))
