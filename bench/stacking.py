@@ -240,8 +240,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
             f"train sentences: {f'first {cap}' if cap else 'all'}; seed 1. Differences are "
             "guided minus base, * p < 0.05, ** p < 0.01 (paired bootstrap over sentences, "
             f"{args.samples:,} samples). Oracles combine the two base parsers. Training "
-            "seconds: two treebanks at a time on the two cores; a guided parser's include "
-            "training its guide on each fold.", "",
+            f"seconds: {args.workers} treebank(s) at a time on the two cores; a guided "
+            "parser's include training its guide on each fold.", "",
             text, "", PAPER, "", f"- Command: `{command}`", f"- {report.provenance()}"]))
     return results
 
