@@ -101,7 +101,7 @@ def run_treebank(name: str, train_path: str, args: dict) -> dict:
             "mst_order": args["mst_order"], "epochs": args["epochs"],
             "mst_epochs": args["mst_epochs"], "max_train_sentences": args["max_train_sentences"],
             "train_sentences": len(train_sentences), "las": las, "p_values": p_values,
-            "seconds": seconds,
+            "seconds": seconds, "revision": report.git_revision(),
             "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
 
 
@@ -242,7 +242,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
             f"{args.samples:,} samples). Oracles combine the two base parsers. Training "
             f"seconds: {args.workers} treebank(s) at a time on the two cores; a guided "
             "parser's include training its guide on each fold.", "",
-            text, "", PAPER, "", f"- Command: `{command}`", f"- {report.provenance()}"]))
+            text, "", PAPER, "", f"- Command: `{command}`", f"- {report.provenance()}",
+            "- Measured at git " + ", ".join(sorted({r.get("revision", "not recorded")
+                                                    for r in results}))
+            + " (the treebanks' results are kept; this section is rewritten from them)."]))
     return results
 
 
