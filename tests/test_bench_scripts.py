@@ -13,6 +13,15 @@ from arcwise.io import conllu, read_treebank
 ROOT = Path(__file__).resolve().parents[1]
 EWT = ROOT / "data" / "en_ewt"
 
+
+def tiny_treebank(folder: Path, sentences: int) -> Path:
+    """A treebank folder of the first `sentences` sentences of each EWT split."""
+    folder.mkdir(parents=True)
+    for split in ("train", "dev", "test"):
+        conllu.write(folder / f"{split}.conllu.gz",
+                     itertools.islice(read_treebank(EWT / f"{split}.conllu.gz"), sentences))
+    return folder
+
 # The benches time compiled code; uncompiled, a single epoch would dominate the no-JIT suite.
 pytestmark = pytest.mark.skipif(
     os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="benchmarks of compiled code"
@@ -71,11 +80,7 @@ text = "The paper's Table 3"
 
 def test_accuracy_main_writes_results_and_resumes(bench, tmp_path):
     _, accuracy = bench
-    folder = tmp_path / "ud" / "English-Tiny"
-    folder.mkdir(parents=True)
-    for split in ("train", "dev", "test"):
-        sentences = itertools.islice(read_treebank(EWT / f"{split}.conllu.gz"), 20)
-        conllu.write(folder / f"{split}.conllu.gz", sentences)
+    tiny_treebank(tmp_path / "ud" / "English-Tiny", 20)
     grid = tmp_path / "tiny.toml"
     grid.write_text(TINY_GRID)
     argv = ["--data", str(tmp_path / "ud"), "--grids", str(grid), "--workers", "1",
@@ -97,11 +102,7 @@ def test_combination_main_trains_missing_models_then_reuses_them(tmp_path, monke
     monkeypatch.syspath_prepend(str(ROOT / "bench"))
     import combination
 
-    treebank = tmp_path / "English-Tiny"
-    treebank.mkdir()
-    for split in ("train", "dev", "test"):
-        conllu.write(treebank / f"{split}.conllu.gz",
-                     itertools.islice(read_treebank(EWT / f"{split}.conllu.gz"), 20))
+    treebank = tiny_treebank(tmp_path / "English-Tiny", 20)
     argv = ["--treebank", str(treebank), "--models", str(tmp_path / "models"), "--samples", "50"]
     result = combination.main(argv)
     rows = result["rows"]
@@ -160,11 +161,7 @@ def test_stacking_main_reruns_table_6_with_neural_models(tmp_path, monkeypatch):
     import report
     import stacking
 
-    treebank = tmp_path / "English-Tiny"
-    treebank.mkdir()
-    for split in ("train", "dev", "test"):
-        conllu.write(treebank / f"{split}.conllu.gz",
-                     itertools.islice(read_treebank(EWT / f"{split}.conllu.gz"), 16))
+    treebank = tiny_treebank(tmp_path / "English-Tiny", 16)
     sections = {}
     monkeypatch.setattr(report, "write_section", lambda name, text: sections.update({name: text}))
     tiny = [f"--neural={k}" for k in ("word=8", "lstm=8", "hidden=8", "tag=4", "batch_sentences=4")]
@@ -209,11 +206,7 @@ def test_neural_section_reports_the_table_1_grid_cells_finished_so_far(tmp_path,
     monkeypatch.syspath_prepend(str(ROOT / "bench"))
     import neural
 
-    folder = tmp_path / "ud" / "English-Tiny"
-    folder.mkdir(parents=True)
-    for split in ("train", "dev", "test"):
-        conllu.write(folder / f"{split}.conllu.gz",
-                     itertools.islice(read_treebank(EWT / f"{split}.conllu.gz"), 12))
+    tiny_treebank(tmp_path / "ud" / "English-Tiny", 12)
     grid = tmp_path / "tiny-neural.toml"
     grid.write_text(TINY_NEURAL_GRID)
     try:
