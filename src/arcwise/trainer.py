@@ -33,6 +33,13 @@ class EpochTrainer(Protocol):
         """Put back the weights of a `snapshot`."""
 
 
+def learning_summary(entry: dict[str, Any]) -> str:
+    """How a training epoch learned (its log entry): the perceptron's update rate or a
+    neural model's loss."""
+    return (f"update rate {entry['error_rate']:.3f}" if "error_rate" in entry
+            else f"loss {entry.get('loss', float('nan')):.3f}")
+
+
 def log_header(system: str, sentences: list[Sentence], malformed: int, unbuildable: int,
                usable: list[int], lifted: dict | None,
                hyperparameters: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import typer
 
 from arcwise.errors import ArcwiseError
 from arcwise.models.kinds import is_graph_system
+from arcwise.trainer import learning_summary
 
 
 class Oracle(str, Enum):
@@ -196,12 +197,6 @@ def dev_scores(entry: dict) -> str:
             if "dev_uas" in entry else "")
 
 
-def learning(entry: dict) -> str:
-    """How an epoch learned: the perceptron's update rate or a neural model's loss."""
-    return (f"update rate {entry['error_rate']:.3f}" if "error_rate" in entry
-            else f"loss {entry['loss']:.3f}")
-
-
 def register(app: typer.Typer) -> None:
     @app.command("train")
     def train_command(
@@ -343,7 +338,7 @@ def register(app: typer.Typer) -> None:
             def progress(entry: dict) -> None:
                 bar.epoch(f"{system} ({oracle.value}) epoch {entry['epoch']}: "
                           f"{entry['sentences_per_second']:.0f} sentences/s, "
-                          f"{learning(entry)}{dev_scores(entry)}")
+                          f"{learning_summary(entry)}{dev_scores(entry)}")
 
             try:
                 parser, log = train(
@@ -532,7 +527,8 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
         print(line, file=sys.stderr, flush=True)
 
     def progress(entry: dict) -> None:
-        say(f"parser {system} epoch {entry['epoch']}: {learning(entry)}{dev_scores(entry)}")
+        say(f"parser {system} epoch {entry['epoch']}: "
+            f"{learning_summary(entry)}{dev_scores(entry)}")
 
     def train_parser(sentences, dev_sentences):
         if o["model"] == "biaffine":

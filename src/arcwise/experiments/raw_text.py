@@ -52,13 +52,12 @@ def transition_parser_trainer(system: str, epochs: int, seed: int,
 
 
 def epoch_summary(entry: dict[str, Any]) -> str:
-    """A training log entry in a few words: the dev LAS, else the perceptron's update
-    rate or the neural model's loss."""
+    """A training log entry in a few words: the dev LAS, else how it learned."""
+    from arcwise.trainer import learning_summary
+
     if "dev_las" in entry:
         return f"dev LAS {entry['dev_las']:.2f}"
-    if "error_rate" in entry:
-        return f"update rate {entry['error_rate']:.3f}"
-    return f"loss {entry.get('loss', float('nan')):.4f}"
+    return learning_summary(entry)
 
 
 def timed_text_run(nlp: Pipeline, text: Path, out: Path) -> dict[str, float]:
