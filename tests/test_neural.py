@@ -305,6 +305,35 @@ def test_precomputed_first_layers_equal_the_concatenated_mlps():
     assert torch.allclose(label, network.label(concatenated), atol=1e-5)
 
 
+@settings(max_examples=examples(20), deadline=None)
+@given(hs.lists(hs.integers(1, 9), min_size=1, max_size=7), hs.integers(0, 2**16))
+def test_the_encoder_packs_words_as_pack_padded_sequence_does(lengths, seed):
+    """The encoder packs a batch's words straight from their rows (no padded copy): the
+    BiLSTM's vectors are exactly those of padding, `pack_padded_sequence` and unpadding;
+    `padded` lays rows out by (sentence, position)."""
+    import torch
+    from torch import nn
+
+    from arcwise.models.bilstm import EncoderInputs, packed
+
+    torch.manual_seed(seed)
+    sizes = np.array(lengths)
+    sentence = np.repeat(np.arange(len(sizes)), sizes)
+    where = np.concatenate([np.arange(s) for s in sizes])
+    inputs = EncoderInputs(None, torch.from_numpy(sizes), sentence, where, None)
+    rows = torch.randn(int(sizes.sum()), 5)
+    lstm = nn.LSTM(5, 3, num_layers=2, bidirectional=True, batch_first=True)
+    sequences, row = packed(rows, inputs)
+    direct = lstm(sequences)[0].data[row]
+    padded = inputs.padded(rows)
+    assert padded.shape == (len(sizes), sizes.max(), 5)
+    assert torch.equal(padded[torch.from_numpy(sentence), torch.from_numpy(where)], rows)
+    old = nn.utils.rnn.pack_padded_sequence(padded, inputs.lengths, batch_first=True,
+                                            enforce_sorted=False)
+    unpadded = nn.utils.rnn.pad_packed_sequence(lstm(old)[0], batch_first=True)[0]
+    assert torch.equal(direct, unpadded[torch.from_numpy(sentence), torch.from_numpy(where)])
+
+
 def test_the_learning_rate_decays_as_dozat_and_manning():
     """rate * decay ** (updates / decay_updates) after each update; none by default; a decay
     out of (0, 1] is refused."""

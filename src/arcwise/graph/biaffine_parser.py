@@ -96,18 +96,18 @@ class BiaffineParser(AnnotatesText):
             batch = Batch([sentences[k] for k in chosen], self.vocabularies,
                           None if guide is None else [guide[k] for k in chosen])
             inputs = encoder_inputs(batch, None, 0, None, chars=bool(self.sizes.chars))
-            columns, lengths = inputs.columns, inputs.lengths
+            lengths = inputs.lengths
             with torch.no_grad():
                 arcs, label_dependent, label_head = self.network(inputs)
                 arcs = arcs.masked_fill(~padding_mask(lengths)[:, None, :], float("-inf"))
                 log_probabilities = torch.log_softmax(arcs, -1).double().numpy()
-                heads = np.zeros(columns.shape[:2], dtype=np.int64)
+                heads = np.zeros(inputs.shape, dtype=np.int64)
                 for s, size in enumerate(lengths.tolist()):
                     heads[s, :size] = decode(
                         np.ascontiguousarray(log_probabilities[s, :size, :size].T), single_root)
                 labels = self.network.label_scores(label_dependent, label_head,
                                                    torch.from_numpy(heads),
-                                                   inputs.guide).argmax(-1).numpy()
+                                                   inputs.padded_guide()).argmax(-1).numpy()
             for s, size in enumerate(lengths.tolist()):
                 head = heads[s, :size].astype(np.int32)
                 head[0] = -1
@@ -297,12 +297,12 @@ class BiaffineEpochs:
             part = sub_batch(batch, usable[indices])
             inputs = encoder_inputs(part, self.counts, self.sizes.word_dropout, rng,
                                     chars=bool(self.sizes.chars))
-            columns, sizes_, sentence, where = inputs[:4]
+            sizes_, sentence, where = inputs.lengths, inputs.sentence, inputs.where
             arcs, label_dependent, label_head = network(inputs)
             mask = padding_mask(sizes_)
             arcs = arcs.masked_fill(~mask[:, None, :], float("-inf"))
-            gold_heads = torch.full(columns.shape[:2], -100, dtype=torch.int64)
-            gold_labels = torch.full(columns.shape[:2], -100, dtype=torch.int64)
+            gold_heads = torch.full(inputs.shape, -100, dtype=torch.int64)
+            gold_labels = torch.full(inputs.shape, -100, dtype=torch.int64)
             heads = np.concatenate([batch.head[batch.offsets[k] : batch.offsets[k + 1]]
                                     for k in usable[indices]])
             gold_heads[sentence, where] = torch.from_numpy(heads.astype(np.int64))
@@ -311,7 +311,7 @@ class BiaffineEpochs:
             arc_loss = F.cross_entropy(arcs.reshape(-1, arcs.shape[2]), gold_heads.reshape(-1),
                                        ignore_index=-100)
             label_scores = network.label_scores(label_dependent, label_head, gold_heads,
-                                                inputs.guide)
+                                                inputs.padded_guide())
             label_loss = F.cross_entropy(label_scores.reshape(-1, self.n_labels),
                                          gold_labels.reshape(-1), ignore_index=-100)
             loss = arc_loss + label_loss

@@ -70,12 +70,12 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
     def forward(self, inputs):
         """(arc scores [s, dependent, head], label vectors of dependents and heads) of
         `arcwise.models.bilstm.EncoderInputs`."""
-        vectors = self.encoder(inputs)
+        vectors = inputs.padded(self.encoder(inputs))
         dependent, head = self.arc_dependent(vectors), self.arc_head(vectors)
         arcs = (dependent @ self.arc_weight) @ head.transpose(1, 2)  # [s, dependent, head]
         arcs = arcs + (head @ self.arc_head_weight)[:, None, :]
         if self.guided:
-            guide_heads = torch.from_numpy(inputs.guide[:, :, 0])
+            guide_heads = torch.from_numpy(inputs.padded_guide()[:, :, 0])
             made = guide_heads[:, :, None] == torch.arange(arcs.shape[2])[None, None, :]
             arcs = arcs + self.guide_arc * made
         ones = torch.ones(*vectors.shape[:2], 1)
@@ -86,7 +86,7 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
     def label_scores(self, label_dependent, label_head, heads: torch.Tensor,
                      guide: np.ndarray | None = None) -> torch.Tensor:
         """Label scores [s, dependent, labels] of each word's arc from heads[s, dependent]
-        (guide: `EncoderInputs.guide`, for a guided network)."""
+        (guide: `EncoderInputs.padded_guide`, for a guided network)."""
         chosen = torch.gather(label_head, 1,
                               heads.clamp(min=0)[:, :, None].expand(-1, -1, label_head.shape[2]))
         width = label_dependent.shape[2]

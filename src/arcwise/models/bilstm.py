@@ -146,10 +146,11 @@ class CharEncoder(nn.Module if nn is not None else object):
 
 
 class EncoderInputs(NamedTuple):
-    """A batch as the encoder reads it: padded word ids [sentences, longest, 6], the
-    lengths, (sentence, position) of each batch word, the padded forms (or None), and
-    for a guided model (stacking) each word's guide head (-1: none) and guide label id,
-    padded [sentences, longest, 2] (or None)."""
+    """A batch as the encoder reads it, one row per batch word (no padding): the word ids
+    [words, 6], the sentence lengths, (sentence, position) of each word, the forms (or
+    None), and for a guided model (stacking) each word's guide head (-1: none) and guide
+    label id [words, 2] (or None).  `padded` lays any per-word rows out as
+    [sentences, longest, ...]."""
 
     columns: Any
     lengths: Any
@@ -157,6 +158,45 @@ class EncoderInputs(NamedTuple):
     where: np.ndarray
     forms: np.ndarray | None
     guide: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(sentences, longest)."""
+        return len(self.lengths), int(self.lengths.max()) if len(self.lengths) else 0
+
+    def padded(self, rows, fill=0):
+        """Per-word rows (a tensor or an array) as [sentences, longest, ...], `fill` between."""
+        if isinstance(rows, np.ndarray):
+            out = np.full((*self.shape, *rows.shape[1:]), fill, dtype=rows.dtype)
+            out[self.sentence, self.where] = rows
+            return out
+        out = torch.full((*self.shape, *rows.shape[1:]), fill, dtype=rows.dtype)
+        return out.index_put((torch.from_numpy(self.sentence), torch.from_numpy(self.where)),
+                             rows)
+
+    def padded_guide(self) -> np.ndarray | None:
+        """A guided batch's (guide head, guide label id) [sentences, longest, 2], (-1, 0)
+        between sentences; None unguided."""
+        if self.guide is None:
+            return None
+        guide = self.padded(self.guide, -1)
+        guide[:, :, 1] = np.maximum(guide[:, :, 1], 0)
+        return guide
+
+
+def packed(rows: torch.Tensor, inputs: EncoderInputs):
+    """The batch's word rows as a `PackedSequence` of its sentences, built directly (no
+    padded copy), and the index of each word's row in its data.  The sentences are
+    ordered as `pack_padded_sequence` orders them, so the LSTM sees the same data."""
+    lengths, sorted_indices = torch.sort(inputs.lengths, descending=True)
+    unsorted_indices = torch.empty_like(sorted_indices)
+    unsorted_indices[sorted_indices] = torch.arange(len(sorted_indices))
+    batch_sizes = (lengths[None, :] > torch.arange(int(lengths[0]))[:, None]).sum(1)
+    starts = torch.cumsum(batch_sizes, 0) - batch_sizes
+    row = (starts[torch.from_numpy(inputs.where)]
+           + unsorted_indices[torch.from_numpy(inputs.sentence)])
+    data = torch.empty_like(rows).index_copy(0, row, rows)
+    return nn.utils.rnn.PackedSequence(data, batch_sizes, sorted_indices, unsorted_indices), row
 
 
 class Encoder(nn.Module if nn is not None else object):
@@ -182,18 +222,16 @@ class Encoder(nn.Module if nn is not None else object):
         self.width = 2 * sizes.lstm
 
     def forward(self, inputs: EncoderInputs) -> torch.Tensor:
-        """BiLSTM vectors [sentences, longest, width] of a batch."""
+        """BiLSTM vectors [words, width] of a batch's words, in its order."""
         columns = inputs.columns
-        embedded = [e(columns[:, :, k]) for k, e in enumerate(self.embeddings)]
+        embedded = [e(columns[:, k]) for k, e in enumerate(self.embeddings)]
         if self.chars is not None:
             embedded.append(self.chars(inputs.forms))
         if self.guide_label is not None:
-            embedded.append(self.guide_label(torch.from_numpy(inputs.guide[:, :, 1])))
-        packed = nn.utils.rnn.pack_padded_sequence(
-            self.dropout(torch.cat(embedded, -1)), inputs.lengths, batch_first=True,
-            enforce_sorted=False)
-        out, _ = self.lstm(packed)
-        return self.dropout(nn.utils.rnn.pad_packed_sequence(out, batch_first=True)[0])
+            embedded.append(self.guide_label(torch.from_numpy(inputs.guide[:, 1])))
+        sequences, row = packed(self.dropout(torch.cat(embedded, -1)), inputs)
+        out, _ = self.lstm(sequences)
+        return self.dropout(out.data[row])
 
 
 def vocabulary_sizes(vocabularies) -> list[int]:
@@ -210,8 +248,9 @@ def form_counts(words: np.ndarray, vocabularies) -> np.ndarray:
 def encoder_inputs(batch, form_counts: np.ndarray | None, word_dropout: float,
                    rng: np.random.Generator | None, chars: bool = False) -> EncoderInputs:
     """The `EncoderInputs` of a batch (`arcwise.parse.Batch` or `arcwise.stepped.sub_batch`;
-    its forms only if chars, its guide's tree if it has one).  With form_counts and rng, a form is replaced by the
-    unknown word with probability a / (a + its count) (word dropout; its characters stay)."""
+    its forms only if chars, its guide's tree if it has one).  With form_counts and rng, a
+    form is replaced by the unknown word with probability a / (a + its count) (word
+    dropout; its characters stay)."""
     words, offsets = batch.words, batch.offsets
     columns = words[:, EMBEDDED].astype(np.int64)
     if rng is not None and form_counts is not None:
@@ -219,21 +258,13 @@ def encoder_inputs(batch, form_counts: np.ndarray | None, word_dropout: float,
         drop = rng.random(len(columns)) < word_dropout / (word_dropout + counts)
         columns[drop & (columns[:, 0] > 1), 0] = UNKNOWN  # never the root
     sizes = np.diff(offsets)
-    longest = int(sizes.max()) if len(sizes) else 0
-    padded = np.zeros((len(sizes), longest, len(EMBEDDED)), dtype=np.int64)
     where = (np.concatenate([np.arange(s) for s in sizes]) if len(sizes)
              else np.zeros(0, dtype=np.int64))
     sentence = np.repeat(np.arange(len(sizes)), sizes)
-    padded[sentence, where] = columns
-    forms = guide = None
-    if chars:
-        forms = np.full((len(sizes), longest), "", dtype=object)
-        forms[sentence, where] = batch.forms
-    if batch.guided:
-        guide = np.zeros((len(sizes), longest, 2), dtype=np.int64)
-        guide[:, :, 0] = -1
-        guide[sentence, where] = words[:, [wc.GUIDE_HEAD, wc.GUIDE_LABEL]]
-    return EncoderInputs(torch.from_numpy(padded), torch.from_numpy(sizes), sentence, where,
+    forms = np.asarray(batch.forms, dtype=object) if chars else None
+    guide = (words[:, [wc.GUIDE_HEAD, wc.GUIDE_LABEL]].astype(np.int64) if batch.guided
+             else None)
+    return EncoderInputs(torch.from_numpy(columns), torch.from_numpy(sizes), sentence, where,
                          forms, guide)
 
 
@@ -346,9 +377,7 @@ class BiLSTMScorer:
         inputs = encoder_inputs(batch, self.form_counts, self.sizes.word_dropout,
                                 self.rng if train else None, chars=bool(self.sizes.chars))
         with torch.set_grad_enabled(train):
-            vectors = self.network.encoder(inputs)
-            flat = vectors[torch.from_numpy(inputs.sentence), torch.from_numpy(inputs.where)]
-            flat = torch.cat([flat, self.network.missing[None, :]])
+            flat = torch.cat([self.network.encoder(inputs), self.network.missing[None, :]])
             shares = self.network.first_layers(flat)
         guide_heads = None
         if self.guided:
