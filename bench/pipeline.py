@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/pipeline.py --treebank DIR [--system arc-eager] [--epochs 15]
         [--model perceptron|bilstm] [--neural KEY=VALUE ...]
-        [--tag-folds 10] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
+        [--tags predicted|gold|none] [--tag-folds 10] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
         [--report] [--rerun]
 
 DIR holds train.conllu(.gz), dev.conllu(.gz) and test.conllu(.gz).  arcwise trains its
@@ -14,7 +14,9 @@ Sentences, Words, UPOS, XPOS, UFeats, Lemmas, UAS, LAS, CLAS; end-to-end sentenc
 CoNLL-U with the model loaded and warm.  arcwise is also scored from the gold tokens of
 test, with its predicted tags and with a parser trained and run on gold tags.
 --model bilstm makes the parser a BiLSTM transition parser (`--neural`: its options, as
-`arcwise train --neural`); its result is kept apart from the perceptron's.  --report
+`arcwise train --neural`); its result is kept apart from the perceptron's, and so is one
+whose parser trains on gold tags or none (`--tags`, as `arcwise train --tags`; with none the
+parser reads words only, and its gold-tag row is that same parser on gold-tagged input).  --report
 keeps the result in bench/results/pipeline/ and rewrites the pipeline section of RESULTS.md
 from every kept one, with the git revision, machine and load it was measured at.
 --rerun runs the models in the work folder again from raw text (arcwise's, and UDPipe's
@@ -121,6 +123,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--system", default="arc-eager")
     ap.add_argument("--epochs", type=int, default=15)
     ap.add_argument("--tag-folds", type=int, default=10)
+    ap.add_argument("--tags", choices=("predicted", "gold", "none"), default="predicted",
+                    help="what the parser trains on (arcwise train --tags); kept apart "
+                    "unless predicted")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--model", choices=("perceptron", "bilstm"), default="perceptron",
                     help="the parser's model")
@@ -145,7 +150,8 @@ def main(argv: list[str] | None = None) -> dict:
         sys.exit(f"bench/pipeline.py: {error}")
     parser_options = {} if args.model == "perceptron" else {"model": args.model,
                                                             "neural": neural}
-    name = args.treebank.name + ("" if args.model == "perceptron" else f".{args.model}")
+    name = (args.treebank.name + ("" if args.model == "perceptron" else f".{args.model}")
+            + ("" if args.tags == "predicted" else f".tags-{args.tags}"))
     train, dev, test = (split(args.treebank, s) for s in ("train", "dev", "test"))
     if train is None or test is None:
         sys.exit(f"{args.treebank}: needs train.conllu(.gz) and test.conllu(.gz)")
@@ -159,7 +165,7 @@ def main(argv: list[str] | None = None) -> dict:
         return rerun(args, name, workdir, command)
     result = {"treebank": args.treebank.name, "name": name, "arcwise": run_arcwise(
         train, dev, test, workdir, system=args.system, epochs=args.epochs,
-        tag_folds=args.tag_folds, seed=args.seed,
+        tag_folds=args.tag_folds, seed=args.seed, tags=args.tags,
         gold_tag_parser=not args.no_gold_tag_parser, say=say,
         options={"parser": parser_options})}
     result["arcwise"]["parser_options"] = parser_options
@@ -234,9 +240,15 @@ def store(result: dict) -> None:
         model = kept["arcwise"].get("parser_options", {})
         options = ", ".join(f"{k}={v}" for k, v in model.get("neural", {}).items())
         model_name = f"{model['model']} ({options})" if model else "perceptron"
-        lines += ["", f"### {kept['treebank']}, {model_name} parser", "", table(kept), "",
+        tags = kept["arcwise"].get("parser_tags") or "predicted"
+        tags = tags.get("tags", "predicted") if isinstance(tags, dict) else tags
+        trained_on = {"predicted": f"{kept['arcwise']['tag_folds']}-fold jackknifed tags",
+                      "gold": "the parser on gold tags",
+                      "none": "the parser without tags"}[tags]
+        heading = f"{model_name} parser" + ("" if tags == "predicted" else f", tags: {tags}")
+        lines += ["", f"### {kept['treebank']}, {heading}", "", table(kept), "",
                   f"- Training: arcwise {arcwise_seconds:,.0f} s (tokenizer, tagger, "
-                  f"{kept['arcwise']['tag_folds']}-fold jackknifed tags, "
+                  f"{trained_on}, "
                   f"{kept['arcwise']['system']} {model_name} parser, "
                   f"{kept['arcwise']['epochs']} epochs)"
                   + ("." if not udpipe else f"; UDPipe 1 {udpipe['train_seconds']:,.0f} s."

@@ -145,3 +145,39 @@ def test_cli_train_tags_predicted(data, tmp_path, capsys, monkeypatch):
         code, _, err = run(["train", *wrong, "--train", train_file, "-o", tmp_path / "x"],
                            capsys, monkeypatch)
         assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_a_parser_trained_without_tags_reads_words_only(data, tmp_path, capsys, monkeypatch):
+    """tags="none": the parser trains and selects its epoch on blanked tags, the pipeline's
+    tagger (trained on the gold tags) still tags the output, and the parser's trees do not
+    depend on the tags it is given; `arcwise train --tags none` trains a parser alone so."""
+    sentences, dev = data
+    given = {}
+
+    def train_parser(train_sentences, dev_sentences):
+        given["train"], given["dev"] = list(train_sentences), list(dev_sentences)
+        return train("arc-eager", train_sentences, dev_sentences, epochs=1, seed=1,
+                     transition_buckets=2**10, label_buckets=2**8)
+
+    nlp, log = train_pipeline(sentences, dev, ("tagger", "parser"), train_parser=train_parser,
+                              tags="none", seed=3, tagger_options=TAGGER)
+    assert nlp.hyperparameters == {"parser_tags": "none"} and "parser_tags" not in log
+    assert all(set(s.upos[1:]) | set(s.xpos[1:]) | set(s.feats[1:]) == {"_"}
+               for s in given["train"] + given["dev"])
+    assert [s.form for s in given["train"]] == [s.form for s in sentences]
+    assert tag_accuracy(nlp.tagger.tag(dev), dev)["upos"] > 50
+    parsed = nlp.annotate([blanked(s) for s in dev])
+    assert all("_" not in s.upos[1:] for s in parsed)  # tagged by the tagger
+    trees = [(s.head.tolist(), s.deprel) for s in parsed]
+    assert trees == [(h.tolist(), d) for h, d in nlp.parser.parse(dev)]  # gold tags: the same
+
+    train_file = tmp_path / "train.conllu"
+    conllu.write(train_file, sentences[:N_CLI])
+    model = tmp_path / "no-tags.arcwise"
+    code, _, err = run(["train", "-s", "arc-eager", "--train", train_file, "-o", model,
+                        "--epochs", "1", "--tags", "none"], capsys, monkeypatch)
+    assert code == 0, err
+    parser = arcwise.load(model)
+    assert parser.parse([blanked(s) for s in dev]) is not None  # untagged input: not refused
+    assert [(h.tolist(), d) for h, d in parser.parse(dev)] == [
+        (h.tolist(), d) for h, d in parser.parse([blanked(s) for s in dev])]

@@ -61,6 +61,15 @@ def test_strings_and_word_lists_are_sentences(parser, untagged_parser):
     assert from_words(["x"]).n == 1
 
 
+def test_a_model_trained_without_tags_ignores_the_tags_of_its_input(untagged_parser):
+    """Tags it never learned do not look like unknown tags to it: tagged and untagged input
+    get the same trees."""
+    _, dev = train_and_dev(0, 20)
+    tagged = untagged_parser.parse(dev)
+    bare = untagged_parser.parse([blanked(s) for s in dev])
+    assert [(h.tolist(), d) for h, d in tagged] == [(h.tolist(), d) for h, d in bare]
+
+
 def test_cli_refuses_untagged_conllu(tiny_model, tmp_path, capsys, monkeypatch):  # noqa: F811
     model, three = tiny_model
     untagged = tmp_path / "untagged.conllu"

@@ -37,6 +37,20 @@ def test_frozen_vocabulary_maps_unknown_strings_to_unknown():
     assert v.encode((ROOT, "b", "c", "a")).tolist() == [ROOT_ID, 3, UNKNOWN, 2]
 
 
+def test_a_frozen_column_of_blanks_alone_reads_every_value_as_blank():
+    """A model trained without tags (the column all _) reads a tagged input as untagged, not
+    as unknown tags; a growing vocabulary, or a frozen one with other values, does not."""
+    blank_only = Vocabulary(["_"], frozen=True)
+    blank = blank_only.id("_")
+    assert blank_only.encode((ROOT, "NOUN", "_", "VERB")).tolist() == [ROOT_ID] + [blank] * 3
+    assert blank_only.id("ADJ") == blank
+    assert Vocabulary.from_dict(blank_only.to_dict()).encode((ROOT, "X")).tolist() == [ROOT_ID,
+                                                                                         blank]
+    growing = Vocabulary(["_"])
+    assert growing.id("NOUN") != blank
+    assert Vocabulary(["_", "NOUN"], frozen=True).id("VERB") == UNKNOWN
+
+
 def test_json_round_trip_keeps_ids():
     sentences = list(conllu.read(DATA / "mwt_empty.conllu"))
     vocabularies = Vocabularies.build(sentences)

@@ -3,8 +3,11 @@
 Ids are deterministic: 0 is the unknown value, 1 the root (the string
 `corpus.ROOT` at index 0 of every column), then each new string gets the next
 id in order of first appearance.  A growing vocabulary adds the strings it
-encodes; a frozen one maps strings it has not seen to 0.  Vocabularies are
-saved as plain JSON-able dicts (for model files: no pickle).
+encodes; a frozen one maps strings it has not seen to 0, except that a frozen
+column whose only value is ``_`` (a model trained without tags) reads every
+value as ``_``: the model never learned the column, so tagged input must not
+look unknown to it.  Vocabularies are saved as plain JSON-able dicts (for model
+files: no pickle).
 
 Besides the input columns, three columns are derived from the form for rare
 and unknown words (`form_signature`): the lowercased form, its suffix and its
@@ -25,6 +28,7 @@ from arcwise.corpus import ROOT, Sentence
 UNKNOWN = 0
 ROOT_ID = 1
 RESERVED = ("<unknown>", ROOT)  # the strings shown for ids 0 and 1
+BLANK = "_"  # CoNLL-U's empty value
 
 COLUMNS = ("form", "lemma", "upos", "xpos", "feats", "deprel")
 DERIVED = ("lower", "suffix", "shape")  # from the form: `form_signature`
@@ -75,7 +79,8 @@ class Vocabulary:
         self.frozen = False
         for string in strings:
             self._ids[string]
-        self.frozen = frozen
+        if frozen:
+            self.freeze()
 
     def __len__(self) -> int:
         """Number of ids, the two reserved ones included."""
@@ -89,16 +94,18 @@ class Vocabulary:
         return iter(self._ids.strings[len(RESERVED) :])
 
     def id(self, string: str) -> int:
-        """The id of `string`: added if new and not frozen, else `UNKNOWN`."""
-        return self._ids.get(string, UNKNOWN) if self.frozen else self._ids[string]
+        """The id of `string`: added if new and not frozen, else `UNKNOWN` (see `freeze`)."""
+        return next(self._lookup((string,)))
 
     def string(self, id_: int) -> str:
         """The string of an id (the reserved ids give `RESERVED`)."""
         return self._ids.strings[id_]
 
     def freeze(self) -> Vocabulary:
-        """Stop adding strings: unknown strings map to `UNKNOWN` from now on."""
+        """Stop adding strings: unknown strings map to `UNKNOWN` from now on (every
+        string to ``_``'s id if ``_`` is the only one: a column never learned)."""
         self.frozen = True
+        self._blank_only = self._ids.strings[len(RESERVED):] == [BLANK]
         return self
 
     def encode(self, column: Sequence[str]) -> np.ndarray:
@@ -107,6 +114,9 @@ class Vocabulary:
 
     def _lookup(self, strings: Iterable[str]) -> Iterator[int]:
         if self.frozen:
+            if self._blank_only:
+                blank = self._ids[BLANK]
+                return (ROOT_ID if string == ROOT else blank for string in strings)
             return map(self._ids.get, strings, repeat(UNKNOWN))
         return map(self._ids.__getitem__, strings)
 
@@ -225,14 +235,15 @@ TAG_COLUMNS = ("upos", "xpos", "feats")
 
 def tag_columns(vocabularies: Vocabularies) -> tuple[str, ...]:
     """The tag columns a model learned from: those whose vocabulary holds a value besides ``_``."""
-    return tuple(c for c in TAG_COLUMNS if any(s != "_" for s in getattr(vocabularies, c)))
+    return tuple(c for c in TAG_COLUMNS if any(s != BLANK for s in getattr(vocabularies, c)))
 
 
 def untagged(sentences: Sequence[Sentence], columns: Sequence[str] = TAG_COLUMNS) -> bool:
     """Whether the sentences have words and every word has ``_`` in every one of `columns`."""
     if not columns or not any(s.n for s in sentences):
         return False
-    return all(value == "_" for s in sentences for c in columns for value in getattr(s, c)[1:])
+    return all(value == BLANK for s in sentences for c in columns
+               for value in getattr(s, c)[1:])
 
 
 def check_tagged(sentences: Sequence[Sentence], vocabularies: Vocabularies) -> None:

@@ -33,6 +33,7 @@ class Priority(str, Enum):  # arcwise.oracles.priority.PRIORITIES
 class Tags(str, Enum):  # arcwise.pipeline.predicted_tags.TAGS
     gold = "gold"
     predicted = "predicted"
+    none = "none"
 
 
 class Encoding(str, Enum):  # arcwise.trees.pseudoprojective.ENCODINGS
@@ -259,8 +260,10 @@ def register(app: typer.Typer) -> None:
             None, "--tags",
             help="The tags the parser trains on: gold, or predicted by a tagger that never saw "
             "the sentence (jackknifing, --tag-folds); the model then holds that tagger, trained "
-            "on all of TRAIN, and tags untagged input with it. Default: predicted for a "
-            "--pipeline with a tagger, else gold.",
+            "on all of TRAIN, and tags untagged input with it; or none (UPOS, XPOS and FEATS "
+            "blanked: the parser reads words only, e.g. with --neural chars=50, and ignores "
+            "the tags of its input). Default: predicted for a --pipeline with a tagger, "
+            "else gold.",
         ),
         tag_folds: int = typer.Option(10, "--tag-folds", min=2,
                                       help="--tags predicted: jackknifing folds."),
@@ -298,6 +301,7 @@ def register(app: typer.Typer) -> None:
         saved model is loaded back to check it.
         """
         from arcwise.io import read_treebank
+        from arcwise.io.conllu import without_tags
         from arcwise.train import train
 
         predicted = tags is not None and tags.value == "predicted"
@@ -324,6 +328,9 @@ def register(app: typer.Typer) -> None:
         check_output(output, train_path, dev_path, guide_path)
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None
+        if tags is not None and tags.value == "none":
+            train_sentences = [without_tags(s) for s in train_sentences]
+            dev = [without_tags(s) for s in dev] if dev is not None else None
         guide = guided_by(guide_path, guide_folds, train_sentences, dev)
         if model.value == "biaffine":
             _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed,

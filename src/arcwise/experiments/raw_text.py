@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arcwise.corpus import ROOT
 from arcwise.eval.conll18 import conll18_scores
 from arcwise.io import conllu, read_treebank
 from arcwise.pipeline.pipeline import Pipeline
@@ -32,8 +31,7 @@ def raw_text(sentences) -> str:
 
 def without_tags(sentence):
     """The sentence with LEMMA, UPOS, XPOS and FEATS blanked to _ (gold tokens, no tags)."""
-    blank = (ROOT,) + ("_",) * sentence.n
-    return conllu.with_columns(sentence, **{c: blank for c in ("lemma", *TAG_COLUMNS)})
+    return conllu.without_tags(sentence, ("lemma", *TAG_COLUMNS))
 
 
 def transition_parser_trainer(system: str, epochs: int, seed: int,
@@ -76,11 +74,13 @@ def timed_text_run(nlp: Pipeline, text: Path, out: Path) -> dict[str, float]:
 
 def run_arcwise(train_path: Path, dev_path: Path | None, test_path: Path, workdir: Path, *,
                 system: str = "arc-eager", epochs: int = 15, tag_folds: int = 10,
-                seed: int = 0, gold_tag_parser: bool = True,
+                seed: int = 0, gold_tag_parser: bool = True, tags: str = "predicted",
                 say: Callable[[str], Any] = print,
                 options: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """Train arcwise's pipeline and score it (see the module docstring); the files go to
     workdir: gold.conllu, test.txt (its raw text), arcwise.pipeline and the outputs.
+    tags: what its parser trains on (`train_pipeline`); with "none" the gold-tag figure is
+    the same parser's on gold-tagged input (it reads no tags), nothing retrained.
     options: {"tokenizer" | "tagger" | "parser": keyword arguments of its training}."""
     options = options or {}
     workdir.mkdir(parents=True, exist_ok=True)
@@ -93,13 +93,13 @@ def run_arcwise(train_path: Path, dev_path: Path | None, test_path: Path, workdi
     train_parser = transition_parser_trainer(system, epochs, seed, say,
                                              **options.get("parser", {}))
     start = time.perf_counter()
-    nlp, log = train_pipeline(train, dev, train_parser=train_parser, tag_folds=tag_folds,
-                              seed=seed, progress=say,
+    nlp, log = train_pipeline(train, dev, train_parser=train_parser, tags=tags,
+                              tag_folds=tag_folds, seed=seed, progress=say,
                               tokenizer_options=options.get("tokenizer"),
                               tagger_options=options.get("tagger"))
     result: dict[str, Any] = {"system": system, "epochs": epochs, "tag_folds": tag_folds,
                               "train_seconds": time.perf_counter() - start,
-                              "parser_tags": log.get("parser_tags")}
+                              "parser_tags": log.get("parser_tags", tags)}
     nlp.save(workdir / "arcwise.pipeline")
     out = workdir / "arcwise.raw.conllu"
     result["speed"] = timed_text_run(nlp, text, out)
@@ -110,10 +110,12 @@ def run_arcwise(train_path: Path, dev_path: Path | None, test_path: Path, workdi
     nlp.parse_file(untagged_gold, out)
     result["gold_tokens_predicted_tags"] = conll18_scores(gold, out)
     if gold_tag_parser:
-        say("parser on gold tags")
-        start = time.perf_counter()
-        parser, _ = train_parser(train, dev)
-        result["gold_tag_parser_train_seconds"] = time.perf_counter() - start
+        parser = nlp.parser
+        if tags != "none":
+            say("parser on gold tags")
+            start = time.perf_counter()
+            parser, _ = train_parser(train, dev)
+            result["gold_tag_parser_train_seconds"] = time.perf_counter() - start
         out = workdir / "arcwise.gold-tags.conllu"
         parser.parse_file(gold, out)
         result["gold_tokens_gold_tags"] = conll18_scores(gold, out)

@@ -684,6 +684,12 @@ def with_columns(sentence: Sentence, **columns: Sequence[str]) -> Sentence:
                                word_lines=np.asarray(word_lines, dtype=np.int32), **fields)
 
 
+def without_tags(sentence: Sentence, columns: Sequence[str] = ("upos", "xpos", "feats")
+                 ) -> Sentence:
+    """A copy of `sentence` with `columns` (UPOS, XPOS and FEATS by default) blanked to _."""
+    return with_columns(sentence, **{c: (ROOT,) + ("_",) * sentence.n for c in columns})
+
+
 def misc(sentence: Sentence) -> tuple[str, ...]:
     """The MISC column of every word (n + 1 entries, entry 0 ``_``); the tenth
     column, PDEPREL, of a CoNLL-X sentence."""

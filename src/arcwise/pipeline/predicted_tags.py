@@ -18,7 +18,8 @@ from arcwise.stacking import folds_of
 from arcwise.vocab import TAG_COLUMNS
 
 DEFAULT_FOLDS = 10
-TAGS = ("gold", "predicted")
+# what a parser trains on: gold tags, jackknifed predicted tags, or none (it reads words only)
+TAGS = ("gold", "predicted", "none")
 
 
 def jackknifed(sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS, *,

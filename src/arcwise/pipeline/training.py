@@ -3,7 +3,9 @@
 >>> nlp, log = train_pipeline(train, dev, train_parser=lambda s, d: train("arc-eager", s, d))
 
 The parser is trained on predicted tags (`arcwise.pipeline.predicted_tags`, jackknifed)
-whenever the pipeline has a tagger, unless gold tags are asked for.
+whenever the pipeline has a tagger, unless gold tags or none are asked for.  A parser
+trained without tags reads words only (a character BiLSTM's, say): tagging errors cannot
+reach it, and the pipeline's tagger still tags its output.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 from arcwise.corpus import Sentence
 from arcwise.errors import ArcwiseError
+from arcwise.io.conllu import without_tags
 from arcwise.pipeline.pipeline import COMPONENTS, Pipeline
 from arcwise.pipeline.predicted_tags import DEFAULT_FOLDS, TAGS, with_predicted_tags
 from arcwise.pipeline.tagger import Tagger
@@ -38,9 +41,10 @@ def train_pipeline(train: Sequence[Sentence], dev: Sequence[Sentence] | None = N
                    command_line: Sequence[str] = ()) -> tuple[Pipeline, dict[str, Any]]:
     """(the pipeline of `components`, a training log {component: its scores}).
 
-    tags: what the parser trains on, "gold" or "predicted" (default: `default_tags`);
-    predicted needs a tagger among the components.  train_parser trains the parser
-    (required with "parser").  progress(line) as training goes."""
+    tags: what the parser trains on, "gold", "predicted" or "none" (UPOS, XPOS and FEATS
+    blanked; default: `default_tags`); predicted needs a tagger among the components.
+    train_parser trains the parser (required with "parser").  progress(line) as training
+    goes."""
     if not components or not set(components) <= set(COMPONENTS):
         raise ArcwiseError(f"components {', '.join(components)}: use some of "
                            f"{', '.join(COMPONENTS)}")
@@ -74,7 +78,10 @@ def train_pipeline(train: Sequence[Sentence], dev: Sequence[Sentence] | None = N
         tagger, parser_train, parser_dev, log["parser_tags"] = with_predicted_tags(
             train, dev, tag_folds, seed=seed, tagger_options=tagger_options, progress=say)
         log["tagger"] = tagger.scores
-    elif "tagger" in components:
+    elif tags == "none":
+        parser_train = [without_tags(s) for s in train]
+        parser_dev = [without_tags(s) for s in dev] if dev is not None else None
+    if tags != "predicted" and "tagger" in components:
         tagger = Tagger.train(train, dev, seed=seed, progress=epochs_of("tagger"),
                               **(tagger_options or {}))
         log["tagger"] = tagger.scores
