@@ -61,15 +61,19 @@ def trained(data):
     """The pipeline trained on predicted tags, with the sentences its parser was given."""
     sentences, dev = data
     given = {}
+    nlp, log = train_pipeline(sentences, dev, ("tagger", "parser"),
+                              train_parser=spied_parser_trainer(given), tag_folds=FOLDS, seed=3,
+                              tagger_options=TAGGER)
+    return nlp, log, given
 
+
+def spied_parser_trainer(given: dict):
+    """A tiny arc-eager trainer that keeps the train and dev sentences it is given in `given`."""
     def train_parser(train_sentences, dev_sentences):
         given["train"], given["dev"] = list(train_sentences), list(dev_sentences)
         return train("arc-eager", train_sentences, dev_sentences, epochs=1, seed=1,
                      transition_buckets=2**10, label_buckets=2**8)
-
-    nlp, log = train_pipeline(sentences, dev, ("tagger", "parser"), train_parser=train_parser,
-                              tag_folds=FOLDS, seed=3, tagger_options=TAGGER)
-    return nlp, log, given
+    return train_parser
 
 
 def test_the_parser_trains_on_jackknifed_tags(data, trained):
@@ -153,14 +157,9 @@ def test_a_parser_trained_without_tags_reads_words_only(data, tmp_path, capsys, 
     depend on the tags it is given; `arcwise train --tags none` trains a parser alone so."""
     sentences, dev = data
     given = {}
-
-    def train_parser(train_sentences, dev_sentences):
-        given["train"], given["dev"] = list(train_sentences), list(dev_sentences)
-        return train("arc-eager", train_sentences, dev_sentences, epochs=1, seed=1,
-                     transition_buckets=2**10, label_buckets=2**8)
-
-    nlp, log = train_pipeline(sentences, dev, ("tagger", "parser"), train_parser=train_parser,
-                              tags="none", seed=3, tagger_options=TAGGER)
+    nlp, log = train_pipeline(sentences, dev, ("tagger", "parser"),
+                              train_parser=spied_parser_trainer(given), tags="none", seed=3,
+                              tagger_options=TAGGER)
     assert nlp.hyperparameters == {"parser_tags": "none"} and "parser_tags" not in log
     assert all(set(s.upos[1:]) | set(s.xpos[1:]) | set(s.feats[1:]) == {"_"}
                for s in given["train"] + given["dev"])
