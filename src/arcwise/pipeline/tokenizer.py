@@ -342,6 +342,7 @@ class MultiwordSplits:
         self.suffixes = dict(suffixes or {})  # lowercased suffix -> the words it splits into
         self.whole = frozenset(whole)  # lowercased forms a suffix rule must not split
         self.suffix_lengths = sorted({len(x) for x in self.suffixes}, reverse=True)
+        self._any_suffix = tuple(self.suffixes)  # for one str.endswith before the rules
 
     @classmethod
     def learn(cls, tokenized: Iterable[Sequence[Token]]) -> MultiwordSplits:
@@ -394,7 +395,8 @@ class MultiwordSplits:
         lower = surface.lower()
         split = self.splits.get(lower)
         if split is None:
-            if lower in self.whole or len(lower) != len(surface):
+            if (lower in self.whole or len(lower) != len(surface)
+                    or not lower.endswith(self._any_suffix)):
                 return (surface,)
             suffix = _longest_suffix(lower, self.suffixes, self.suffix_lengths)
             if suffix is None:
