@@ -92,9 +92,10 @@ def test_the_bench_finds_udpipe_models_whole_or_staged(tmp_path, monkeypatch):
         sys.modules.pop("pipeline", None)
 
 
-def test_the_bench_runs_a_bilstm_parser_and_keeps_it_apart(tmp_path, monkeypatch):
-    """bench/pipeline.py --model bilstm: the pipeline's parser is a BiLSTM with the --neural
-    options; the result is kept under its own name beside the perceptron's."""
+def test_the_bench_runs_a_bilstm_parser_without_tags_and_keeps_it_apart(tmp_path, monkeypatch):
+    """bench/pipeline.py --model bilstm --tags none: the pipeline's parser is a BiLSTM with
+    the --neural options, trained without tags (so its gold-tag row is the same parser's:
+    the same trees); the result is kept under its own name beside the perceptron's."""
     pytest.importorskip("torch")
     import arcwise
 
@@ -113,14 +114,20 @@ def test_the_bench_runs_a_bilstm_parser_and_keeps_it_apart(tmp_path, monkeypatch
             bench.main(["--treebank", str(tmp_path), "--model", "bilstm", "--neural", "nope=1"])
         result = bench.main([
             "--treebank", str(tmp_path), "--workdir", str(tmp_path / "work"), "--no-udpipe",
-            "--no-gold-tag-parser", "--epochs", "1", "--tag-folds", "2", "--model", "bilstm",
+            "--tags", "none", "--epochs", "1", "--model", "bilstm",
             "--neural", "word=8", "--neural", "lstm=8", "--neural", "hidden=8",
             "--neural", "chars=4", "--neural", "threads=1", "--report"])
     finally:
         sys.modules.pop("pipeline", None)
-    assert result["name"] == f"{tmp_path.name}.bilstm"
+    name = f"{tmp_path.name}.bilstm.tags-none"
+    assert result["name"] == name and result["arcwise"]["parser_tags"] == "none"
     assert result["arcwise"]["parser_options"]["neural"]["chars"] == 4
+    gold_tags, predicted = (result["arcwise"][k] for k in ("gold_tokens_gold_tags",
+                                                           "gold_tokens_predicted_tags"))
+    assert (gold_tags["UAS"], gold_tags["LAS"]) == (predicted["UAS"], predicted["LAS"])
     parser = arcwise.load(tmp_path / "work" / "arcwise.pipeline").parser
     assert parser.scorer.kind == "bilstm" and parser.scorer.sizes.chars == 4
-    assert (tmp_path / "kept" / f"{tmp_path.name}.bilstm.json").exists()
-    assert "bilstm (word=8, lstm=8, hidden=8, chars=4, threads=1) parser" in sections["pipeline"]
+    assert (tmp_path / "kept" / f"{name}.json").exists()
+    assert ("bilstm (word=8, lstm=8, hidden=8, chars=4, threads=1) parser, tags: none"
+            in sections["pipeline"])
+    assert "the parser without tags" in sections["pipeline"]
