@@ -49,6 +49,9 @@ def small_train(tmp_path_factory) -> Path:
     (["-s", "mst", "--explore-p", "0.5"], "--explore-p applies to transition systems with"),
     (["-s", "mst", "--oracle", "static"], "--oracle applies to transition systems only"),
     (["-s", "mst", "--pseudo-projective", "head"], "--pseudo-projective applies to transition"),
+    (["-s", "mst", "--features", "f.txt"], "--features applies to transition systems only"),
+    (["-s", "arc-eager", "--model", "bilstm", "--features", "f.txt"],
+     "--features is the perceptron's feature table"),
     (["-s", "arc-eager", "--oracle", "static", "--explore-from", "2"],
      "--explore-from applies to transition systems with --oracle dynamic only"),
     (["-s", "arc-eager", "--bound", "upper"], "arc-eager takes no --bound"),
@@ -93,6 +96,29 @@ def test_unusable_training_data_is_refused_before_training(text, message, system
                        capsys, monkeypatch)
     one_line_exit_2(code, err, f"(nothing to learn from|no training sentences).*{message}")
     assert sorted(os.listdir(tmp_path)) == ["train.conllu"]
+
+
+def test_a_feature_table_file_replaces_the_default_table(small_train, tmp_path, capsys,
+                                                         monkeypatch):
+    """--features FILE (MaltParser's feature model): the model is trained with, stores and
+    parses with that table; a bad template stops training with the file and line."""
+    table = tmp_path / "features.txt"
+    table.write_text("# focus words only\nL0.w  @label\nL0.p  @label\nR0.w  @label\n"
+                     "R0.p  @label\nL0.p + R0.p\n")
+    model = tmp_path / "m.arcwise"
+    code, _, err = run(["train", "-s", "covington-nm", "--train", small_train, "-o", model,
+                        "--epochs", "1", "--features", table], capsys, monkeypatch)
+    assert code == 0, err
+    parser = arcwise.load(model)
+    assert (parser.table.n_features, parser.table.n_label_features) == (5, 4)
+    assert parser.table.text == table.read_text()
+    sentences = list(itertools.islice(conllu.read(small_train), 3))
+    assert all((head[1:] == 0).sum() == 1 for head, _ in parser.parse(sentences))
+    table.write_text("L0.w\nL0.zz\n")
+    code, _, err = run(["train", "-s", "covington-nm", "--train", small_train, "-o",
+                        tmp_path / "bad.arcwise", "--features", table], capsys, monkeypatch)
+    assert code == 2 and err.count("\n") == 1 and f"{table}:2: cannot read atoms 'zz'" in err
+    assert not (tmp_path / "bad.arcwise").exists()
 
 
 def test_all_nonprojective_under_the_static_oracle_is_refused(tmp_path, capsys, monkeypatch):

@@ -12,6 +12,7 @@ from arcwise.features.templates import (
     default_table,
     default_text,
     parse,
+    table_from_file,
 )
 from arcwise.systems import ids
 
@@ -99,6 +100,20 @@ def test_bundled_tables_compile_and_feed_the_labeler():
         assert counts[name][0] > 72
         zn = [t.text for t in default_table(name).templates[:72]]
         assert zn == [t.text for t in default_table("arc-eager").templates[:72]]
+
+
+def test_a_table_file_gets_the_guide_features_when_guided_unless_it_has_its_own(tmp_path):
+    plain, guided = tmp_path / "plain.txt", tmp_path / "guided.txt"
+    plain.write_text("S0.w\nS0.p + B0.p\n")
+    guided.write_text("S0.w\nS0.gl + B0.gd\n")
+    assert not table_from_file(plain, "arc-eager").guided
+    added = table_from_file(plain, "arc-eager", guided=True)
+    guide_only = default_table("arc-eager", guided=True).n_features - default_table(
+        "arc-eager").n_features
+    assert added.guided and added.n_features == 2 + guide_only
+    assert table_from_file(guided, "arc-eager", guided=True).n_features == 2
+    with pytest.raises(InputError, match="cannot read the feature table"):
+        table_from_file(tmp_path / "missing.txt", "arc-eager")
 
 
 def test_two_planar_table_reads_the_inactive_stack():

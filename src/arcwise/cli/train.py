@@ -77,6 +77,7 @@ OPTION_KINDS = {
     "bound": TRANSITION,
     "pseudo_projective": TRANSITION,
     "variant_features": TRANSITION,
+    "features": TRANSITION,
     "explore_from": DYNAMIC,
     "explore_p": DYNAMIC,
     "oracle_priority": DYNAMIC,
@@ -246,6 +247,12 @@ def register(app: typer.Typer) -> None:
             "feature models); --no-variant-features: the base system's table. Recorded in "
             "the model, which stores its feature table.",
         ),
+        features: Path = typer.Option(
+            None, "--features",
+            help="A feature table file (one template per line, as the bundled ones in "
+            "arcwise/features/templates/; MaltParser's feature model) instead of the system's "
+            "default table; --model perceptron only. Stored in the model.",
+        ),
         pipeline: bool = typer.Option(
             False, "--pipeline",
             help="Train a pipeline model: a tokenizer and sentence splitter, a tagger and the "
@@ -321,10 +328,12 @@ def register(app: typer.Typer) -> None:
                                  pseudo_projective=pseudo_projective,
                                  oracle_priority=oracle_priority,
                                  variant_features=variant_features, model=model.value,
-                                 neural=checked_model(system, model.value, neural)))
+                                 neural=checked_model(system, model.value, neural),
+                                 features=features))
             return
         check_options(ctx, system, oracle.value, bound, decoder, update)
         neural_options = checked_model(system, model.value, neural)
+        table = feature_table(features, system, model.value, guided=guide_path is not None)
         check_output(output, train_path, dev_path, guide_path)
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None
@@ -354,7 +363,7 @@ def register(app: typer.Typer) -> None:
                     pseudo_projective=pseudo_projective.value if pseudo_projective else None,
                     oracle_priority=oracle_priority.value if oracle_priority else None,
                     variant_features=variant_features, model=model.value,
-                    neural=neural_options, **guide.training_options,
+                    neural=neural_options, table=table, **guide.training_options,
                 )
             except ValueError as error:  # bad system, bound or option
                 raise ArcwiseError(str(error)) from None
@@ -367,6 +376,19 @@ def register(app: typer.Typer) -> None:
             json.dump(log, out, indent=2)
         print(f"wrote {output} (best epoch {log['best_epoch']}) and {log_path}", file=sys.stderr)
         print(tree_summary(log), file=sys.stderr)
+
+
+def feature_table(path: Path | None, system: str, model: str, guided: bool = False):
+    """The table of --features (None: the system's default); ArcwiseError if the model
+    reads no feature table."""
+    if path is None:
+        return None
+    if model != "perceptron":
+        raise ArcwiseError(f"--features is the perceptron's feature table; --model {model} "
+                           "reads the BiLSTM vectors of the system's positions")
+    from arcwise.features import table_from_file
+
+    return table_from_file(path, system, guided)
 
 
 def checked_model(system: str, model: str, neural: list[str]) -> dict:
@@ -524,8 +546,10 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
     if unknown or not wanted:
         raise ArcwiseError(f"--components {','.join(wanted)}: use some of {', '.join(COMPONENTS)}")
     o = parser_options
+    table = None
     if "parser" in wanted:
         check_options(ctx, system, o["oracle"].value, o["bound"], o["decoder"], o["update"])
+        table = feature_table(o["features"], system, o["model"])
     check_output(output, train_path, dev_path)
     train_sentences = list(read_treebank(train_path))
     dev = list(read_treebank(dev_path)) if dev_path else None
@@ -558,7 +582,8 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
             progress=progress,
             pseudo_projective=o["pseudo_projective"].value if o["pseudo_projective"] else None,
             oracle_priority=o["oracle_priority"].value if o["oracle_priority"] else None,
-            variant_features=o["variant_features"], model=o["model"], neural=o["neural"])
+            variant_features=o["variant_features"], model=o["model"], neural=o["neural"],
+            table=table)
 
     try:
         model, log = train_pipeline(train_sentences, dev, wanted, train_parser=train_parser,

@@ -1,6 +1,7 @@
 """Feature templates (text tables, compiled once) and the compiled hashed-feature extractor.
 
->>> table = default_table("covington-nm")        # or compile_table(text, "covington-nm")
+>>> table = default_table("covington-nm")        # or compile_table(text, "covington-nm"),
+>>>                                              # or table_from_file(path, "covington-nm")
 >>> out_t, out_l = new_outputs(table.program)
 >>> words = word_matrix(vocabularies.encode(sentence), vocabularies)
 >>> extract(system_id, state, table.program, words, out_t, out_l)
@@ -13,6 +14,7 @@ from arcwise.features.templates import (
     compile_table,
     default_table,
     default_text,
+    table_from_file,
 )
 from arcwise.features.words import WORD_COLUMNS, batch_matrix, word_matrix
 
@@ -26,5 +28,6 @@ __all__ = [
     "default_table",
     "default_text",
     "extract",
+    "table_from_file",
     "new_outputs",
 ]

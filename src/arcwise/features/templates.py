@@ -350,3 +350,24 @@ def default_table(system: str | int, guided: bool = False,
     files = table_files(system, guided, variant_features)
     source = " + ".join(f"templates/{f}" for f in files)
     return compile_table(default_text(system, guided, variant_features), system, source)
+
+
+def table_from_file(path, system: str | int, guided: bool = False) -> FeatureTable:
+    """A table written by the user (`arcwise train --features`, as MaltParser's feature
+    model files), compiled for `system`; when guided, the system's guide features are
+    added unless the file has guide features of its own.  Raises `InputError` (file and
+    line) for an unreadable file or a bad template."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
+        raise InputError(str(path), None, f"cannot read the feature table ({reason})") from None
+    table = compile_table(text, system, str(path))
+    if guided and not table.guided:
+        system_id = table.system_id
+        guide_file = GUIDE_TABLE_FILE[system_id]
+        folder = resources.files("arcwise.features").joinpath("templates")
+        text += "\n" + folder.joinpath(guide_file).read_text(encoding="utf-8")
+        table = compile_table(text, system, f"{path} + templates/{guide_file}")
+    return table
