@@ -126,6 +126,33 @@ def test_bilstm_trains_parses_saves_and_loads(name, oracle, data, tmp_path):
         assert list(h1) == list(h2) and d1 == d2
 
 
+def test_the_batch_loss_is_the_hinge_of_every_learned_configuration(data):
+    """`learn` keeps configurations, `update` scores them again in one go: its loss is the
+    sum over them of max(0, 1 - best right score + best wrong score) over every scored
+    configuration, rows without a right or a wrong class adding nothing but their count."""
+    from arcwise.parse import Batch
+
+    parser = tiny_train("arc-eager", data)[0]
+    scorer, batch = parser.scorer, Batch(data[1][:3], parser.vocabularies)
+    context = scorer.encode(batch, train=False)  # no dropout: scores are repeatable
+    context.train = True
+    rng = np.random.default_rng(0)
+    n_classes = len(scorer.column_of_class)
+    expected = 0.0
+    for rows in (5, 3):
+        positions = rng.integers(-1, len(batch.words), (rows, len(scorer.bases)))
+        legal = rng.random((rows, n_classes)) < 0.7
+        zero_cost = legal & (rng.random((rows, n_classes)) < 0.3)
+        zero_cost[0] = False  # a row without a right class learns nothing
+        scores = scorer.scores(context, None, np.arange(rows), positions, legal)
+        for k in range(1, rows):
+            right, wrong = zero_cost[k], legal[k] & ~zero_cost[k]
+            if right.any() and wrong.any():
+                expected += max(0.0, 1 - scores[k][right].max() + scores[k][wrong].max())
+        scorer.learn(context, None, zero_cost, legal)
+    assert scorer.update(context) == pytest.approx(expected / 8, rel=1e-5)
+
+
 def test_same_seed_same_weights_other_seed_other(data):
     a = tiny_train("arc-hybrid", data, seed=3)[0].scorer.arrays()
     b = tiny_train("arc-hybrid", data, seed=3)[0].scorer.arrays()

@@ -311,8 +311,8 @@ class Network(nn.Module if nn is not None else object):
 
 
 class Context:
-    """One batch's BiLSTM vectors (flat: a row per batch word, then the missing vector) and
-    the loss terms gathered while stepping through it."""
+    """One batch's BiLSTM vectors (flat: a row per batch word, then the missing vector) and,
+    in training, the configurations to learn from, gathered while stepping through it."""
 
     def __init__(self, vectors: torch.Tensor, shares: torch.Tensor, train: bool,
                  guide_heads: np.ndarray | None = None):
@@ -320,8 +320,9 @@ class Context:
         self.guide_heads = guide_heads  # a guided batch's: each word's guide head's row, or -1
         self.vectors = vectors
         self.shares = shares  # `Network.first_layers` of the vectors
-        self.last: torch.Tensor | None = None  # the last `scores` output, for `learn`
-        self.losses: list[torch.Tensor] = []
+        self.last_positions: np.ndarray | None = None  # of the last `scores` call, for `learn`
+        # (positions, right classes, wrong classes) of each `learn` call's configurations
+        self.learned: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.configurations = 0
 
 
@@ -386,9 +387,9 @@ class BiLSTMScorer:
             guide_heads = np.where(head >= 0, first + head, -1)
         return Context(flat, shares, train, guide_heads)
 
-    def scores(self, context: Context, states: np.ndarray, rows: np.ndarray,
-               positions: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """Class scores of the configurations (positions: -1 = no word -> missing vector)."""
+    def class_scores(self, context: Context, positions: np.ndarray) -> torch.Tensor:
+        """Class scores [configurations, classes] of configurations whose words at the bases
+        are `positions` (-1 = no word -> the missing vector)."""
         missing = context.vectors.shape[0] - 1
         index = torch.from_numpy(np.where(positions >= 0, positions, missing))
         pairs = None
@@ -397,41 +398,49 @@ class BiLSTMScorer:
             pairs = torch.from_numpy(((heads[:, :, None] == positions[:, None, :])
                                       & (positions[:, None, :] >= 0))
                                      .reshape(len(positions), -1).astype(np.float32))
-        with torch.set_grad_enabled(context.train):
-            transition, label = self.network.mlp_scores(context.shares, index, pairs)
-            transition = transition[:, self.column_of_class]
-            n_labeled = transition.shape[1] - self.n_unlabeled
-            if n_labeled:
-                transition = transition + torch.cat(
-                    [torch.zeros(len(rows), self.n_unlabeled), label[:, :n_labeled]], 1)
-        context.last = transition
-        return transition.detach().numpy().astype(np.float64)
+        transition, label = self.network.mlp_scores(context.shares, index, pairs)
+        transition = transition[:, self.column_of_class]
+        n_labeled = transition.shape[1] - self.n_unlabeled
+        if n_labeled:
+            transition = transition + torch.cat(
+                [torch.zeros(len(positions), self.n_unlabeled), label[:, :n_labeled]], 1)
+        return transition
+
+    def scores(self, context: Context, states: np.ndarray, rows: np.ndarray,
+               positions: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Class scores of the configurations (positions: -1 = no word -> missing vector)."""
+        with torch.no_grad():
+            scores = self.class_scores(context, positions)
+        context.last_positions = positions
+        return scores.numpy().astype(np.float64)
 
     def best(self, context: Context, scores: np.ndarray, legal: np.ndarray) -> np.ndarray:
         return best_legal(scores, legal)
 
     def learn(self, context: Context, target: np.ndarray, zero_cost: np.ndarray,
               legal: np.ndarray) -> None:
-        """Hinge loss of the last scores: the best right class 1 above the best wrong one."""
-        scores = context.last
-        right = torch.from_numpy(zero_cost)
-        wrong = torch.from_numpy(legal & ~zero_cost)
-        has = right.any(1) & wrong.any(1)
+        """Keep the last scored configurations that have a right and a wrong class, for
+        `update`'s hinge loss."""
+        wrong = legal & ~zero_cost
+        has = zero_cost.any(1) & wrong.any(1)
         context.configurations += len(zero_cost)
-        if not bool(has.any()):
-            return
-        low = torch.finfo(scores.dtype).min
-        best_right = scores.masked_fill(~right, low).max(1).values
-        best_wrong = scores.masked_fill(~wrong, low).max(1).values
-        loss = torch.clamp(1 - best_right + best_wrong, min=0)[has]
-        context.losses.append(loss.sum())
+        if has.any():
+            context.learned.append((context.last_positions[has], zero_cost[has], wrong[has]))
 
     def update(self, context: Context) -> float:
-        """One Adam step on the batch's summed loss, averaged over its configurations;
-        returns that loss."""
-        if not context.losses:
+        """One Adam step on the hinge loss of the batch's learned configurations (the best
+        right class 1 above the best wrong one), summed and averaged over all its scored
+        configurations; returns that loss.  The scores are computed again, all at once,
+        with gradients: the network does not change within a batch."""
+        if not context.learned:
             return 0.0
-        loss = torch.stack(context.losses).sum() / max(context.configurations, 1)
+        positions, right, wrong = (np.concatenate(k) for k in zip(*context.learned))
+        scores = self.class_scores(context, positions)
+        low = torch.finfo(scores.dtype).min
+        best_right = scores.masked_fill(~torch.from_numpy(right), low).max(1).values
+        best_wrong = scores.masked_fill(~torch.from_numpy(wrong), low).max(1).values
+        loss = torch.clamp(1 - best_right + best_wrong, min=0).sum() / max(
+            context.configurations, 1)
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
