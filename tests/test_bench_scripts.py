@@ -220,3 +220,25 @@ def test_neural_section_reports_the_table_1_grid_cells_finished_so_far(tmp_path,
         sys.modules.pop("neural", None)
     assert "### Tiny neural" in text and "| English-Tiny |" in text
     assert "1 of 1 cells finished" in text and "experiments/neural-2018.toml" in text
+
+
+def test_feature_tables_compares_a_table_file_with_the_default(tmp_path, monkeypatch, capsys):
+    """bench/feature_tables.py: the default table and each file, trained alike, scored and
+    timed; the file's template count is its own."""
+    data = tiny_treebank(tmp_path / "tiny", 20)
+    table = tmp_path / "focus.txt"
+    table.write_text("L0.w  @label\nL0.p  @label\nR0.w  @label\nR0.p  @label\nL0.p + R0.p\n")
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import feature_tables
+
+    try:
+        default, mine = feature_tables.main(
+            [str(table), "--epochs", "1", *(f"--{s}={data / f'{s}.conllu.gz'}"
+                                           for s in ("train", "dev", "test"))])
+    finally:
+        sys.modules.pop("feature_tables", None)
+    assert (default["table"], mine["table"]) == ("default", str(table))
+    assert default["templates"] == 129 and mine["templates"] == 5
+    assert all(0 <= r["test_las"] <= r["test_uas"] <= 100 and r["sentences_per_second"] > 0
+               for r in (default, mine))
+    assert "covington-nm " + str(table) + ": 5 templates" in capsys.readouterr().out
