@@ -40,9 +40,10 @@ browser:
 # coverage on.  The second run takes the unit tests only: the tests marked
 # end_to_end (command line, service, files, pipelines, bench scripts) call the
 # same kernels (tests/conftest.py).  Its core then runs the end-to-end tests
-# compiled, while the first runs the compiled unit tests: the two halves take
-# about as long (measured from a cold numba cache: compiled unit tests 615 s;
-# unit tests without JIT 438 s, then the end-to-end tests about 200-250 s).
+# compiled, while the first runs the compiled unit tests (measured from a cold
+# numba cache on a quiet 2-core machine at 784c0bc: compiled unit tests 729 s;
+# unit tests without JIT 442 s, then the end-to-end tests 514 s: the second
+# half is now the longer one).
 # The second core's report is printed after the first's.
 test: $(STAMP) browser
 	@rm -f .test-second-core.log
