@@ -2,11 +2,9 @@
 (refused with one line naming the remedy), plain strings and word lists in the Python API,
 and pre-tokenized text (`--input tokens`) on the command line."""
 
-import dataclasses
-
 import pytest
 
-from arcwise.corpus import ROOT, from_words
+from arcwise.corpus import from_words
 from arcwise.errors import ArcwiseError
 from arcwise.io import conllu
 from arcwise.train import train
@@ -17,13 +15,7 @@ from tests.tiny_model import tiny_model, tiny_parser  # noqa: F401  (a fixture)
 
 def blanked(sentence):
     """The sentence with UPOS, XPOS and FEATS all _ (as a user's untagged CoNLL-U)."""
-    blank = (ROOT,) + ("_",) * sentence.n
-    lines = list(sentence.lines)
-    for k in sentence.word_lines.tolist()[1:]:
-        columns = lines[k].split("\t")
-        columns[3:6] = ["_", "_", "_"]
-        lines[k] = "\t".join(columns)
-    return dataclasses.replace(sentence, upos=blank, xpos=blank, feats=blank, lines=lines)
+    return conllu.without_tags(sentence)
 
 
 @pytest.fixture(scope="module")

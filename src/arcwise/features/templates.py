@@ -338,10 +338,13 @@ def default_text(system: str | int, guided: bool = False, variant_features: bool
     """The bundled table of a system (features/templates/*.txt): with the features of its
     variant's transitions ("arc-eager+lba": the buffer words) unless variant_features is
     False, and with its guide features (stacking) when guided."""
-    folder = resources.files("arcwise.features").joinpath("templates")
-    texts = [folder.joinpath(f).read_text(encoding="utf-8")
-             for f in table_files(system, guided, variant_features)]
-    return "\n".join(texts)
+    return "\n".join(map(bundled_text, table_files(system, guided, variant_features)))
+
+
+def bundled_text(file: str) -> str:
+    """The text of a bundled table file (features/templates/FILE)."""
+    return resources.files("arcwise.features").joinpath("templates", file).read_text(
+        encoding="utf-8")
 
 
 def default_table(system: str | int, guided: bool = False,
@@ -365,9 +368,7 @@ def table_from_file(path, system: str | int, guided: bool = False) -> FeatureTab
         raise InputError(str(path), None, f"cannot read the feature table ({reason})") from None
     table = compile_table(text, system, str(path))
     if guided and not table.guided:
-        system_id = table.system_id
-        guide_file = GUIDE_TABLE_FILE[system_id]
-        folder = resources.files("arcwise.features").joinpath("templates")
-        text += "\n" + folder.joinpath(guide_file).read_text(encoding="utf-8")
-        table = compile_table(text, system, f"{path} + templates/{guide_file}")
+        guide_file = GUIDE_TABLE_FILE[table.system_id]
+        table = compile_table(text + "\n" + bundled_text(guide_file), system,
+                              f"{path} + templates/{guide_file}")
     return table
