@@ -46,6 +46,9 @@ def pytest_configure(config):
         "markers", "end_to_end: a test of the command line, the service, files or a bench "
         "script; the NUMBA_DISABLE_JIT=1 run skips it (the unit tests check the kernels it "
         "calls without JIT, and the compiled run covers its plumbing)")
+    config.addinivalue_line(
+        "markers", "neural: an end-to-end test that trains torch models; `make test` runs it "
+        "after the compiled unit tests, whose numba cache it then finds filled")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -152,7 +152,8 @@ def test_transition_profile_times_every_phase(monkeypatch, tmp_path, capsys):
     assert (tmp_path / "models" / "covington-nm.arcwise").exists()
 
 
-@pytest.mark.end_to_end  # trains neural models: the other core's half
+@pytest.mark.end_to_end
+@pytest.mark.neural
 def test_stacking_main_reruns_table_6_with_neural_models(tmp_path, monkeypatch):
     """bench/stacking.py --model neural: the biaffine parser and a BiLSTM transition parser,
     each alone and guided by the other, kept apart from the perceptron's results."""
@@ -197,7 +198,8 @@ columns = [["arc-eager", "bilstm:arc-eager:static"]]
 """
 
 
-@pytest.mark.end_to_end  # trains neural models: the other core's half
+@pytest.mark.end_to_end
+@pytest.mark.neural
 def test_neural_section_reports_the_table_1_grid_cells_finished_so_far(tmp_path, monkeypatch):
     pytest.importorskip("torch")
     from arcwise.experiments import grid as grids

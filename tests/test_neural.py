@@ -239,7 +239,8 @@ def test_biaffine_trains_decodes_one_root_trees_saves_and_loads(data, tmp_path):
         assert all(list(a[0]) == list(b[0]) and a[1] == b[1] for a, b in zip(trees, alone))
 
 
-@pytest.mark.end_to_end  # five command lines, each importing torch: the other core's half
+@pytest.mark.end_to_end  # five command lines, each importing torch
+@pytest.mark.neural
 @pytest.mark.skipif(NO_JIT, reason="the compiled run covers the command line")
 def test_cli_trains_a_biaffine_parser_and_refuses_linear_options(tmp_path):
     treebank = tmp_path / "small.conllu"
@@ -531,6 +532,7 @@ def test_a_bilstm_transition_parser_guided_by_gold_trees_follows_its_guide(name,
 
 
 @pytest.mark.end_to_end
+@pytest.mark.neural
 @pytest.mark.skipif(NO_JIT, reason="the compiled run covers the command line")
 def test_cli_trains_a_pipeline_with_a_neural_parser(tmp_path):
     """arcwise train --pipeline --model bilstm|biaffine: the pipeline's parser is that

@@ -92,6 +92,7 @@ def test_the_bench_finds_udpipe_models_whole_or_staged(tmp_path, monkeypatch):
         sys.modules.pop("pipeline", None)
 
 
+@pytest.mark.neural
 def test_the_bench_runs_a_bilstm_parser_without_tags_and_keeps_it_apart(tmp_path, monkeypatch):
     """bench/pipeline.py --model bilstm --tags none: the pipeline's parser is a BiLSTM with
     the --neural options, trained without tags (so its gold-tag row is the same parser's:
