@@ -47,6 +47,13 @@ def main(argv: list[str] | None = None) -> dict:
         train = train[: args.sentences]
     dev = list(read_treebank(args.dev)) if args.dev else None
     test = list(read_treebank(args.test))
+    if args.save:  # its folder made before training, so the model is not lost after it
+        try:
+            Path(args.save).resolve().parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(f"bench/mst_train.py: cannot make the folder of {args.save}: "
+                  f"{error.strerror}", file=sys.stderr)
+            sys.exit(2)
     started = time.perf_counter()
     parser, log = train_graph_parser(
         train, dev, order=args.order, decoder=args.decoder, epochs=args.epochs,

@@ -27,7 +27,7 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", default="arc-eager:dynamic")
     parser.add_argument("--epochs", type=int, default=15)
@@ -44,7 +44,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--report", action="store_true",
                         help="keep the results and rewrite the neural section of RESULTS.md")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     import torch
 
@@ -63,6 +63,12 @@ def main() -> int:
     except ArcwiseError as error:
         print(f"bench/neural.py: {error}", file=sys.stderr)
         return 2
+    if args.save:  # before the hours of training, not after
+        try:
+            args.save.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(f"bench/neural.py: cannot make {args.save}: {error.strerror}", file=sys.stderr)
+            return 2
     rows = []
     for spec in args.systems.split(","):
         system, *rest = spec.split(":")
@@ -83,8 +89,6 @@ def main() -> int:
         parse_started = time.perf_counter()
         scores = score_parser(model, test)
         parse_seconds = time.perf_counter() - parse_started
-        if args.save:
-            model.save(args.save / f"{spec.replace(':', '_')}.arcwise")
         rows.append({
             "configuration": " ".join([spec, *args.neural]), "test_uas": round(scores.uas, 2),
             "test_las": round(scores.las, 2), "best_epoch": log["best_epoch"],
@@ -107,6 +111,12 @@ def main() -> int:
             rows[-1]["provenance"] = report.provenance()
             rows[-1]["load_average"] = report.load_average()
             keep(rows[-1])
+        if args.save:  # after the figures are out: a full disk loses the model, not them
+            try:
+                model.save(args.save / f"{spec.replace(':', '_')}.arcwise")
+            except ArcwiseError as error:
+                print(f"bench/neural.py: {error}", file=sys.stderr)
+                return 2
     return 0
 
 

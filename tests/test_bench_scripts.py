@@ -224,6 +224,32 @@ def test_neural_section_reports_the_table_1_grid_cells_finished_so_far(tmp_path,
     assert "1 of 1 cells finished" in text and "experiments/neural-2018.toml" in text
 
 
+
+@pytest.mark.end_to_end
+@pytest.mark.neural
+def test_neural_bench_makes_its_save_folder_before_training(tmp_path, monkeypatch, capsys):
+    """bench/neural.py --save: a missing folder is made before training, and a folder that
+    cannot be made stops it at once (exit 2, one line), not after the training hours."""
+    pytest.importorskip("torch")
+    data = tiny_treebank(tmp_path / "tiny", 8)
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import neural
+
+    splits = [f"--{s}={data / f'{s}.conllu.gz'}" for s in ("train", "dev", "test")]
+    tiny = [f"--neural={k}" for k in ("word=8", "lstm=8", "hidden=8", "tag=4")]
+    (tmp_path / "file").write_text("")
+    try:
+        assert neural.main([*splits, *tiny, "--epochs", "1", "--threads", "1",
+                            "--save", str(tmp_path / "file" / "models")]) == 2
+        err = capsys.readouterr().err
+        assert "cannot make" in err and '"epoch"' not in err and "Traceback" not in err
+        assert neural.main([*splits, *tiny, "--epochs", "1", "--threads", "1",
+                            "--save", str(tmp_path / "new" / "models")]) == 0
+    finally:
+        sys.modules.pop("neural", None)
+    assert (tmp_path / "new" / "models" / "arc-eager_dynamic.arcwise").exists()
+    assert "test UAS" in capsys.readouterr().out
+
 def test_feature_tables_compares_a_table_file_with_the_default(tmp_path, monkeypatch, capsys):
     """bench/feature_tables.py: the default table and each file, trained alike, scored and
     timed; the file's template count is its own."""
