@@ -17,7 +17,6 @@ every cell.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -99,8 +98,7 @@ def main(argv: list[str] | None = None) -> dict[str, list[dict]]:
             if args.data is None:
                 results[grid.name] = finished(grid, args.results)
                 continue
-            os.environ.setdefault("NUMBA_CACHE_DIR",
-                                  str(numba_cache.cache_dir(args.numba_cache_dir)))
+            numba_cache.use_for_children(args.numba_cache_dir)
             outcome = run_grid(
                 grid, args.results, workers=args.workers, dask=args.dask, rerun=args.rerun,
                 allow_dirty=args.allow_dirty,

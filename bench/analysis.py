@@ -361,7 +361,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{Path(sys.argv[0]).name}: no treebank matches {args.treebank_glob!r} "
               "(give the glob of the train files as the first argument)", file=sys.stderr)
         sys.exit(2)
-    os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache.cache_dir(args.numba_cache_dir)))
+    numba_cache.use_for_children(args.numba_cache_dir)
     provenance = report.provenance()  # before this run writes its figures
     train_missing(treebanks, args.models, args.workers)
     if args.train_only:

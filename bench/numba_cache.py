@@ -41,3 +41,10 @@ def child_environment(base: str | Path) -> dict[str, str]:
     if str(base) == INHERIT:
         return dict(os.environ)
     return {**os.environ, "NUMBA_CACHE_DIR": str(cache_dir(Path(base)))}
+
+
+def use_for_children(base: str | Path) -> None:
+    """Give the child processes started from now on `cache_dir(base)` as their numba cache
+    (unless NUMBA_CACHE_DIR is set already, or `base` is INHERIT: then the caller's)."""
+    if str(base) != INHERIT:
+        os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir(Path(base))))

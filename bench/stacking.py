@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if todo:
         from arcwise.io.atomic import atomic_write
 
-        os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache.cache_dir(args.numba_cache_dir)))
+        numba_cache.use_for_children(args.numba_cache_dir)
         with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn"),
                                  max_tasks_per_child=1) as pool:
             futures = {pool.submit(run_treebank, name, treebanks[name], options): name

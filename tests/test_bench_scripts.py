@@ -40,6 +40,18 @@ def bench(monkeypatch):
         sys.modules.pop(name, None)
 
 
+def test_children_inherit_the_callers_numba_cache_when_asked(monkeypatch, tmp_path):
+    """--numba-cache-dir inherit leaves NUMBA_CACHE_DIR alone (it used to become a folder
+    named inherit/<fingerprint> in the working directory: a cold cache every time)."""
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import numba_cache
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    numba_cache.use_for_children("inherit")
+    assert "NUMBA_CACHE_DIR" not in os.environ
+    numba_cache.use_for_children(tmp_path)
+    assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / numba_cache.source_fingerprint())
+
 def test_speed_main_measures_every_figure(bench, capsys):
     speed, _ = bench
     # the children share the suite's numba cache: a cold bench cache would compile every kernel
@@ -85,7 +97,7 @@ def test_accuracy_main_writes_results_and_resumes(bench, tmp_path):
     grid.write_text(TINY_GRID)
     argv = ["--data", str(tmp_path / "ud"), "--grids", str(grid), "--workers", "1",
             "--allow-dirty", "--results", str(tmp_path / "results"),
-            "--output", str(tmp_path / "RESULTS.md")]
+            "--output", str(tmp_path / "RESULTS.md"), "--numba-cache-dir", "inherit"]
     results = accuracy.main(argv)["tiny"]
     assert [r["cell"]["config"]["name"] for r in results] == ["covington:static",
                                                                "covington:dynamic"]
@@ -180,6 +192,7 @@ def test_stacking_main_reruns_table_6_with_neural_models(tmp_path, monkeypatch):
     [kept] = (tmp_path / "kept").glob("*.json")
     assert kept.name.endswith("__neural.json")
     assert "biaffine" in sections["stacking-neural"] and "stacking" not in sections
+    assert not (Path.cwd() / "inherit").exists()
 
 
 TINY_NEURAL_GRID = """\
