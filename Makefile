@@ -44,9 +44,10 @@ browser:
 # end-to-end tests that train torch models (marked neural), which then find
 # most of their kernels in the numba cache; the second core runs the unit tests
 # without JIT, then the other end-to-end tests.  Measured from a cold numba
-# cache on a quiet 2-core machine at 16e6240, before this split: compiled unit
-# tests 567 s; unit tests without JIT 356 s, then every end-to-end test 373 s
-# (the neural ones about 130 s of it, mostly compiling in their children).
+# cache on a quiet 2-core machine at 716e8f9, as below:
+# compiled unit tests 592 s, then the neural end-to-end tests 50 s; unit tests
+# without JIT 350 s, then the other end-to-end tests 238 s: 642 s in all (729 s
+# at 16e6240, every end-to-end test on the second core).
 # The second core's report is printed after the first's.
 test: $(STAMP) browser
 	@rm -f .test-second-core.log
