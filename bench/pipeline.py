@@ -1,8 +1,8 @@
 """From raw text to trees on one treebank: arcwise's pipeline beside UDPipe 1 (issue #17, item 6).
 
     .venv/bin/python bench/pipeline.py --treebank DIR [--system arc-eager] [--epochs 15]
-        [--model perceptron|bilstm] [--neural KEY=VALUE ...]
-        [--tags predicted|gold|none] [--tag-folds 10] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
+        [--model perceptron|bilstm] [--neural KEY=VALUE ...] [--tagger KEY=VALUE ...]
+        [--tags predicted|gold|none] [--tag-folds 10] [--tag-workers 1] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
         [--report] [--rerun]
 
 DIR holds train.conllu(.gz), dev.conllu(.gz) and test.conllu(.gz).  arcwise trains its
@@ -15,6 +15,7 @@ CoNLL-U with the model loaded and warm.  arcwise is also scored from the gold to
 test, with its predicted tags and with a parser trained and run on gold tags.
 --model bilstm makes the parser a BiLSTM transition parser (`--neural`: its options, as
 `arcwise train --neural`); its result is kept apart from the perceptron's, and so is one
+with another tagger (`--tagger model=bilstm ...`, as `arcwise train --tagger`), and one
 whose parser trains on gold tags or none (`--tags`, as `arcwise train --tags`; with none the
 parser reads words only, and its gold-tag row is that same parser on gold-tagged input).  --report
 keeps the result in bench/results/pipeline/ and rewrites the pipeline section of RESULTS.md
@@ -131,6 +132,10 @@ def main(argv: list[str] | None = None) -> dict:
                     help="the parser's model")
     ap.add_argument("--neural", action="append", default=[], metavar="KEY=VALUE",
                     help="options of a bilstm parser (as arcwise train --neural)")
+    ap.add_argument("--tagger", action="append", default=[], metavar="KEY=VALUE",
+                    help="the tagger's options (as arcwise train --tagger)")
+    ap.add_argument("--tag-workers", type=int, default=1,
+                    help="processes that train the jackknifing folds' taggers")
     ap.add_argument("--workdir", type=Path, help="default: runs/pipeline/<treebank name>")
     ap.add_argument("--udpipe-python", default="/tmp/udpipe-venv/bin/python")
     ap.add_argument("--no-udpipe", action="store_true")
@@ -141,16 +146,19 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--rerun", action="store_true",
                     help="run, score and time the work folder's models again (see above)")
     args = ap.parse_args(argv)
-    from arcwise.cli.train import parse_neural
+    from arcwise.cli.train import parse_neural, parse_tagger
     from arcwise.errors import ArcwiseError
 
     try:
         neural = parse_neural(args.neural, args.model)
+        tagger_options = parse_tagger(args.tagger)
     except ArcwiseError as error:
         sys.exit(f"bench/pipeline.py: {error}")
     parser_options = {} if args.model == "perceptron" else {"model": args.model,
                                                             "neural": neural}
+    tagger_model = tagger_options.get("model", "perceptron")
     name = (args.treebank.name + ("" if args.model == "perceptron" else f".{args.model}")
+            + ("" if tagger_model == "perceptron" else f".tagger-{tagger_model}")
             + ("" if args.tags == "predicted" else f".tags-{args.tags}"))
     train, dev, test = (split(args.treebank, s) for s in ("train", "dev", "test"))
     if train is None or test is None:
@@ -165,10 +173,11 @@ def main(argv: list[str] | None = None) -> dict:
         return rerun(args, name, workdir, command)
     result = {"treebank": args.treebank.name, "name": name, "arcwise": run_arcwise(
         train, dev, test, workdir, system=args.system, epochs=args.epochs,
-        tag_folds=args.tag_folds, seed=args.seed, tags=args.tags,
+        tag_folds=args.tag_folds, tag_workers=args.tag_workers, seed=args.seed, tags=args.tags,
         gold_tag_parser=not args.no_gold_tag_parser, say=say,
-        options={"parser": parser_options})}
+        options={"parser": parser_options, "tagger": tagger_options})}
     result["arcwise"]["parser_options"] = parser_options
+    result["arcwise"]["tagger_options"] = tagger_options
     (workdir / "arcwise.json").write_text(json.dumps(result, indent=1))
     say(table(result))
     if not args.no_udpipe:
@@ -245,9 +254,17 @@ def store(result: dict) -> None:
         trained_on = {"predicted": f"{kept['arcwise']['tag_folds']}-fold jackknifed tags",
                       "gold": "the parser on gold tags",
                       "none": "the parser without tags"}[tags]
-        heading = f"{model_name} parser" + ("" if tags == "predicted" else f", tags: {tags}")
+        tagger = kept["arcwise"].get("tagger_options", {})
+        tagger_name = tagger.get("model", "perceptron")
+        if tagger.get("neural"):
+            tagger_name += " (" + ", ".join(f"{k}={v}" for k, v in tagger["neural"].items()) + ")"
+        heading = (f"{model_name} parser"
+                   + ("" if tagger_name == "perceptron" else f", {tagger_name} tagger")
+                   + ("" if tags == "predicted" else f", tags: {tags}"))
         lines += ["", f"### {kept['treebank']}, {heading}", "", table(kept), "",
-                  f"- Training: arcwise {arcwise_seconds:,.0f} s (tokenizer, tagger, "
+                  f"- Training: arcwise {arcwise_seconds:,.0f} s (tokenizer, "
+                  f"{tagger_name} tagger"
+                  + (f" ({tagger['epochs']} epochs), " if "epochs" in tagger else ", ") +
                   f"{trained_on}, "
                   f"{kept['arcwise']['system']} {model_name} parser, "
                   f"{kept['arcwise']['epochs']} epochs)"

@@ -2,13 +2,14 @@
 (issue #17: the gap between gold and predicted tags).
 
     .venv/bin/python bench/predicted_tags.py --treebank DIR [--tag-folds 10] [--epochs 15]
-        [--no-gold-tag-parser] [--json]
+        [--tagger KEY=VALUE ...] [--tag-workers 1] [--no-gold-tag-parser] [--json]
 
 Everything is trained on DIR's train split with fixed epochs and scored on its dev split,
 which selects nothing (the epoch kept is the last): the tagger (UPOS, XPOS, UFeats
 accuracy on dev), an arc-eager parser (dynamic oracle, as `arcwise train`) trained on jackknifed predicted tags
 (`arcwise.pipeline.training.train_pipeline`, `--tag-folds` folds) and run on dev tagged by
-that tagger, and, unless --no-gold-tag-parser, the same parser trained and run on gold tags.
+that tagger (`--tagger`: its options, as `arcwise train --tagger`, e.g. model=bilstm), and,
+unless --no-gold-tag-parser, the same parser trained and run on gold tags.
 Reported: the tag accuracies (%), LAS with predicted and with gold tags, their gap, and
 where the gap comes from: the predicted-tag parser's LAS on dev with gold UPOS only, with
 gold XPOS and FEATS only, and with all tags gold; and the gold-tag parser's LAS on
@@ -47,9 +48,20 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--tag-folds", type=int, default=10)
     ap.add_argument("--epochs", type=int, default=15, help="the parser's")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--tagger", action="append", default=[], metavar="KEY=VALUE",
+                    help="the tagger's options (as arcwise train --tagger)")
+    ap.add_argument("--tag-workers", type=int, default=1,
+                    help="processes that train the jackknifing folds' taggers")
     ap.add_argument("--no-gold-tag-parser", action="store_true")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    from arcwise.cli.train import parse_tagger
+    from arcwise.errors import ArcwiseError
+
+    try:
+        tagger_options = parse_tagger(args.tagger)
+    except ArcwiseError as error:
+        sys.exit(f"bench/predicted_tags.py: {error}")
     if split(args.treebank, "train") is None or split(args.treebank, "dev") is None:
         sys.exit(f"{args.treebank}: needs train.conllu(.gz) and dev.conllu(.gz)")
     sentences = list(read_treebank(split(args.treebank, "train")))
@@ -65,10 +77,11 @@ def main(argv: list[str] | None = None) -> dict:
 
     start = time.perf_counter()
     nlp, log = train_pipeline(sentences, None, ("tagger", "parser"), train_parser=train_parser,
-                              tag_folds=args.tag_folds, seed=args.seed, progress=say)
+                              tag_folds=args.tag_folds, tag_workers=args.tag_workers,
+                              tagger_options=tagger_options, seed=args.seed, progress=say)
     tagged = nlp.tagger.tag([without_tags(s) for s in dev])
     result = {"treebank": args.treebank.name, "tag_folds": args.tag_folds,
-              "epochs": args.epochs, "seed": args.seed,
+              "epochs": args.epochs, "seed": args.seed, "tagger_options": tagger_options,
               "dev_tag_accuracy": tag_accuracy(tagged, dev),
               "train_jackknifed_tag_accuracy": log["parser_tags"]["train_accuracy"],
               "las_predicted_tags": las(nlp.parser, tagged, dev),

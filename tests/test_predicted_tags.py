@@ -4,12 +4,14 @@ epoch on dev tagged by the pipeline's own tagger), the same seed gives the same 
 `arcwise train --tags predicted` writes a tagger + parser model that tags untagged input."""
 
 import io
+from functools import partial
 
 import numpy as np
 import pytest
 
 import arcwise
 from arcwise.io import conllu
+from arcwise.models.kinds import train_tagger as train_tagger_of_model
 from arcwise.pipeline.predicted_tags import jackknifed, tag_accuracy, with_gold_columns
 from arcwise.pipeline.tagger import Tagger
 from arcwise.pipeline.training import train_pipeline
@@ -54,6 +56,18 @@ def test_folds_never_see_their_own_sentences(data):
     assert [s.form for s in tagged] == [s.form for s in sentences]
     assert all(np.array_equal(a.head, b.head) and a.deprel == b.deprel
                for a, b in zip(tagged, sentences))
+
+
+def test_folds_tagged_in_other_processes_are_the_same(data):
+    sentences, _ = data
+    train_tagger = partial(train_tagger_of_model, seed=3, **TAGGER)  # picklable
+    alone = jackknifed(sentences, FOLDS, train_tagger=train_tagger)
+    done = []
+    shared = jackknifed(sentences, FOLDS, train_tagger=train_tagger, workers=2,
+                        progress=lambda k, total: done.append((k, total)))
+    assert [s.upos for s in shared] == [s.upos for s in alone]
+    assert [s.feats for s in shared] == [s.feats for s in alone]
+    assert done == [(k, FOLDS) for k in range(1, FOLDS + 1)]
 
 
 @pytest.fixture(scope="module")

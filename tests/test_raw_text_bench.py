@@ -92,14 +92,11 @@ def test_the_bench_finds_udpipe_models_whole_or_staged(tmp_path, monkeypatch):
         sys.modules.pop("pipeline", None)
 
 
-@pytest.mark.neural
-def test_the_bench_runs_a_bilstm_parser_without_tags_and_keeps_it_apart(tmp_path, monkeypatch):
-    """bench/pipeline.py --model bilstm --tags none: the pipeline's parser is a BiLSTM with
-    the --neural options, trained without tags (so its gold-tag row is the same parser's:
-    the same trees); the result is kept under its own name beside the perceptron's."""
+@pytest.fixture
+def kept_bench(tmp_path, monkeypatch):
+    """bench/pipeline.py imported, a tiny treebank in tmp_path, its kept results and its
+    RESULTS.md section caught: (the module, {section: text})."""
     pytest.importorskip("torch")
-    import arcwise
-
     train, test = train_and_dev(16, 4)
     for name, sentences in (("train", train), ("test", test)):
         conllu.write(tmp_path / f"{name}.conllu", sentences)
@@ -110,16 +107,25 @@ def test_the_bench_runs_a_bilstm_parser_without_tags_and_keeps_it_apart(tmp_path
     sections = {}
     monkeypatch.setattr(bench, "RESULTS", tmp_path / "kept")
     monkeypatch.setattr(report, "write_section", lambda name, text: sections.update({name: text}))
-    try:
-        with pytest.raises(SystemExit, match="unknown option"):
-            bench.main(["--treebank", str(tmp_path), "--model", "bilstm", "--neural", "nope=1"])
-        result = bench.main([
-            "--treebank", str(tmp_path), "--workdir", str(tmp_path / "work"), "--no-udpipe",
-            "--tags", "none", "--epochs", "1", "--model", "bilstm",
-            "--neural", "word=8", "--neural", "lstm=8", "--neural", "hidden=8",
-            "--neural", "chars=4", "--neural", "threads=1", "--report"])
-    finally:
-        sys.modules.pop("pipeline", None)
+    yield bench, sections
+    sys.modules.pop("pipeline", None)
+
+
+@pytest.mark.neural
+def test_the_bench_runs_a_bilstm_parser_without_tags_and_keeps_it_apart(tmp_path, kept_bench):
+    """bench/pipeline.py --model bilstm --tags none: the pipeline's parser is a BiLSTM with
+    the --neural options, trained without tags (so its gold-tag row is the same parser's:
+    the same trees); the result is kept under its own name beside the perceptron's."""
+    import arcwise
+
+    bench, sections = kept_bench
+    with pytest.raises(SystemExit, match="unknown option"):
+        bench.main(["--treebank", str(tmp_path), "--model", "bilstm", "--neural", "nope=1"])
+    result = bench.main([
+        "--treebank", str(tmp_path), "--workdir", str(tmp_path / "work"), "--no-udpipe",
+        "--tags", "none", "--epochs", "1", "--model", "bilstm",
+        "--neural", "word=8", "--neural", "lstm=8", "--neural", "hidden=8",
+        "--neural", "chars=4", "--neural", "threads=1", "--report"])
     name = f"{tmp_path.name}.bilstm.tags-none"
     assert result["name"] == name and result["arcwise"]["parser_tags"] == "none"
     assert result["arcwise"]["parser_options"]["neural"]["chars"] == 4
@@ -132,3 +138,28 @@ def test_the_bench_runs_a_bilstm_parser_without_tags_and_keeps_it_apart(tmp_path
     assert ("bilstm (word=8, lstm=8, hidden=8, chars=4, threads=1) parser, tags: none"
             in sections["pipeline"])
     assert "the parser without tags" in sections["pipeline"]
+
+
+@pytest.mark.neural
+def test_the_bench_jackknifes_with_a_bilstm_tagger_in_two_processes(tmp_path, kept_bench):
+    """bench/pipeline.py --tagger model=bilstm --tag-workers 2: the pipeline's tagger is a
+    BiLSTM with those options, the folds' taggers train in two processes, and the result is
+    kept under its own name, its tagger named in the section."""
+    import arcwise
+    from arcwise.pipeline.bilstm_tagger import BiLSTMTagger
+
+    bench, sections = kept_bench
+    with pytest.raises(SystemExit, match="unknown option for a perceptron tagger"):
+        bench.main(["--treebank", str(tmp_path), "--tagger", "lstm=8"])
+    result = bench.main([
+        "--treebank", str(tmp_path), "--workdir", str(tmp_path / "work"), "--no-udpipe",
+        "--epochs", "1", "--tag-folds", "2", "--tag-workers", "2", "--no-gold-tag-parser",
+        "--tagger", "model=bilstm", "--tagger", "epochs=1", "--tagger", "lstm=8",
+        "--tagger", "chars=4", "--tagger", "threads=1", "--report"])
+    name = f"{tmp_path.name}.tagger-bilstm"
+    assert result["name"] == name and result["arcwise"]["parser_tags"]["folds"] == 2
+    tagger = arcwise.load(tmp_path / "work" / "arcwise.pipeline").tagger
+    assert isinstance(tagger, BiLSTMTagger) and tagger.sizes.chars == 4
+    assert (tmp_path / "kept" / f"{name}.json").exists()
+    assert "perceptron parser, bilstm (lstm=8, chars=4, threads=1) tagger" in sections["pipeline"]
+    assert "bilstm (lstm=8, chars=4, threads=1) tagger (1 epochs), 2-fold" in sections["pipeline"]

@@ -274,6 +274,18 @@ def register(app: typer.Typer) -> None:
         ),
         tag_folds: int = typer.Option(10, "--tag-folds", min=2,
                                       help="--tags predicted: jackknifing folds."),
+        tag_workers: int = typer.Option(
+            1, "--tag-workers", min=1,
+            help="--tags predicted: train the folds' taggers in this many processes.",
+        ),
+        tagger: list[str] = typer.Option(
+            [], "--tagger", metavar="KEY=VALUE",
+            help="The tagger's options (repeatable; --system tagger, --pipeline, --tags "
+            "predicted): model=perceptron (the default) or model=bilstm (a BiLSTM tagger "
+            "reading characters: more accurate, slower to train; needs the neural extra), "
+            "epochs (perceptron 8, bilstm 10), features (perceptron: 1 or 2), and a bilstm "
+            "tagger's network options as --neural's (chars, dropout, lstm, threads ...).",
+        ),
         model: Model = typer.Option(
             Model.perceptron, "--model",
             help="What scores the parser's decisions: the averaged perceptron (transition "
@@ -321,8 +333,12 @@ def register(app: typer.Typer) -> None:
             if "parser" not in wanted and model.value != "perceptron":
                 raise ArcwiseError(f"--model {model.value} is the parser's: train a parser "
                                    "(--pipeline with parser among --components)")
+            if tagger and "tagger" not in wanted:
+                raise ArcwiseError("--tagger: this model has no tagger (add tagger to "
+                                   "--components)")
             _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed,
-                            tags.value if tags else None, tag_folds,
+                            tags.value if tags else None, tag_folds, tag_workers,
+                            parse_tagger(tagger),
                             dict(oracle=oracle, bound=bound, order=order, decoder=decoder,
                                  update=update, explore_from=explore_from, explore_p=explore_p,
                                  pseudo_projective=pseudo_projective,
@@ -331,6 +347,9 @@ def register(app: typer.Typer) -> None:
                                  neural=checked_model(system, model.value, neural),
                                  features=features))
             return
+        if tagger:
+            raise ArcwiseError("--tagger: this model has no tagger (train one with --system "
+                               "tagger, --pipeline or --tags predicted)")
         check_options(ctx, system, oracle.value, bound, decoder, update)
         neural_options = checked_model(system, model.value, neural)
         table = feature_table(features, system, model.value, guided=guide_path is not None)
@@ -402,8 +421,9 @@ def checked_model(system: str, model: str, neural: list[str]) -> dict:
     return options
 
 
-def parse_neural(pairs: list[str], model: str) -> dict:
-    """--neural KEY=VALUE options as {key: int or float}; errors before any file is read."""
+def parse_neural(pairs: list[str], model: str, flag: str = "--neural") -> dict:
+    """--neural KEY=VALUE options as {key: int or float}; errors before any file is read.
+    model: perceptron, bilstm, biaffine, or tagger (a BiLSTM tagger's options, `flag`)."""
     if pairs and model == "perceptron":
         raise ArcwiseError("--neural applies to --model bilstm and biaffine only")
     if not pairs:
@@ -423,15 +443,49 @@ def parse_neural(pairs: list[str], model: str) -> dict:
     for pair in pairs:
         key, _, value = pair.partition("=")
         if key not in known:
-            raise ArcwiseError(f"--neural {pair}: unknown option; use one of {', '.join(known)}")
+            raise ArcwiseError(f"{flag} {pair}: unknown option; use one of {', '.join(known)}")
         try:
             options[key] = float(value) if known[key] in (float, "float") else int(value)
         except ValueError:
-            raise ArcwiseError(f"--neural {pair}: {value!r} is not a number") from None
+            raise ArcwiseError(f"{flag} {pair}: {value!r} is not a number") from None
     try:  # values out of range
         sizes(**{k: v for k, v in options.items() if k in size_fields})
     except ValueError as error:
-        raise ArcwiseError(f"--neural: {error}") from None
+        raise ArcwiseError(f"{flag}: {error}") from None
+    return options
+
+
+def parse_tagger(pairs: list[str]) -> dict:
+    """--tagger KEY=VALUE options as the tagger's options (`train_pipeline`'s
+    tagger_options): model (perceptron or bilstm), epochs, features (the perceptron's
+    version), and a bilstm tagger's network options (as --neural); errors before any file
+    is read."""
+    from arcwise.models.kinds import TAGGERS
+
+    options: dict = {}
+    neural = []
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        if key == "model":
+            if value not in TAGGERS:
+                raise ArcwiseError(f"--tagger {pair}: use one of "
+                                   f"{', '.join('model=' + m for m in TAGGERS)}")
+            options["model"] = value
+        elif key in ("epochs", "features"):
+            if not value.isdigit() or int(value) < 1:
+                raise ArcwiseError(f"--tagger {pair}: {value!r} is not a positive whole number")
+            options[key] = int(value)
+        else:
+            neural.append(pair)
+    model = options.get("model", "perceptron")
+    if model == "perceptron" and neural:
+        raise ArcwiseError(f"--tagger {neural[0]}: unknown option for a perceptron tagger; "
+                           "use epochs or features (model=bilstm takes network options)")
+    if model == "bilstm":
+        if "features" in options:
+            raise ArcwiseError("--tagger features: a perceptron tagger's option, not model=bilstm's")
+        if neural:
+            options["neural"] = parse_neural(neural, "tagger", "--tagger")
     return options
 
 
@@ -535,7 +589,7 @@ def _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed, ne
 
 
 def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed, tags,
-                    tag_folds, parser_options) -> None:
+                    tag_folds, tag_workers, tagger_options, parser_options) -> None:
     """`arcwise train --system tagger|tokenizer`, `--pipeline` and `--tags predicted`: the
     components in `wanted` (`arcwise.pipeline.training`) in one pipeline model file."""
     from arcwise.io import read_treebank
@@ -587,7 +641,9 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
 
     try:
         model, log = train_pipeline(train_sentences, dev, wanted, train_parser=train_parser,
-                                    tags=tags, tag_folds=tag_folds, seed=seed, progress=say,
+                                    tags=tags, tag_folds=tag_folds, tag_workers=tag_workers,
+                                    seed=seed,
+                                    tagger_options=tagger_options, progress=say,
                                     command_line=["arcwise", *sys.argv[1:]])
     except ValueError as error:  # bad system, bound or option; too few sentences for the folds
         raise ArcwiseError(str(error)) from None

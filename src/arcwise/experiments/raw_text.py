@@ -74,6 +74,7 @@ def timed_text_run(nlp: Pipeline, text: Path, out: Path) -> dict[str, float]:
 
 def run_arcwise(train_path: Path, dev_path: Path | None, test_path: Path, workdir: Path, *,
                 system: str = "arc-eager", epochs: int = 15, tag_folds: int = 10,
+                tag_workers: int = 1,
                 seed: int = 0, gold_tag_parser: bool = True, tags: str = "predicted",
                 say: Callable[[str], Any] = print,
                 options: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -94,7 +95,8 @@ def run_arcwise(train_path: Path, dev_path: Path | None, test_path: Path, workdi
                                              **options.get("parser", {}))
     start = time.perf_counter()
     nlp, log = train_pipeline(train, dev, train_parser=train_parser, tags=tags,
-                              tag_folds=tag_folds, seed=seed, progress=say,
+                              tag_folds=tag_folds, tag_workers=tag_workers, seed=seed,
+                              progress=say,
                               tokenizer_options=options.get("tokenizer"),
                               tagger_options=options.get("tagger"))
     result: dict[str, Any] = {"system": system, "epochs": epochs, "tag_folds": tag_folds,

@@ -200,14 +200,17 @@ def packed(rows: torch.Tensor, inputs: EncoderInputs):
 
 
 class Encoder(nn.Module if nn is not None else object):
-    """Embeddings of each word's columns (`EMBEDDED`), its characters' vector if
+    """Embeddings of each word's columns (`EMBEDDED`, or its first columns: one per
+    vocabulary size), its characters' vector if
     `Sizes.chars`, its guide label's if guided (guide_labels: the deprel vocabulary's
     size), and a BiLSTM over the sentence."""
 
     def __init__(self, vocabulary_sizes: list[int], sizes: Sizes, dropout: float = 0.0,
                  chars: str = "", guide_labels: int = 0):
         super().__init__()
-        dims = (sizes.word, sizes.suffix, sizes.shape, sizes.tag, sizes.tag, sizes.tag)
+        # the first len(vocabulary_sizes) columns of `EMBEDDED` (a tagger's: the first 3)
+        dims = (sizes.word, sizes.suffix, sizes.shape, sizes.tag, sizes.tag,
+                sizes.tag)[: len(vocabulary_sizes)]
         self.embeddings = nn.ModuleList(
             nn.Embedding(max(v, 2), d) for v, d in zip(vocabulary_sizes, dims))
         self.chars = CharEncoder(chars, sizes) if sizes.chars else None

@@ -32,6 +32,13 @@ SCORERS = {
     "perceptron": "arcwise.models.perceptron_scorer:PerceptronScorer",
 }
 
+# a tagger's model (its metadata's "model"; none: perceptron) -> "module:Class"; the class has
+# train(sentences, dev, *, epochs, seed, progress, ...) and from_saved(arrays, meta, source, prefix)
+TAGGERS = {
+    "perceptron": "arcwise.pipeline.tagger:Tagger",
+    "bilstm": "arcwise.pipeline.bilstm_tagger:BiLSTMTagger",
+}
+
 
 def kind_of(meta: dict[str, Any]) -> str:
     """The kind of model whose metadata this is."""
@@ -48,11 +55,17 @@ def kind_of(meta: dict[str, Any]) -> str:
 
 def model_class(meta: dict[str, Any], source: str = "model") -> type:
     """The class that loads a model of this metadata."""
-    kind = kind_of(meta)
-    if kind not in KINDS:
-        raise ArcwiseError(f"{source}: unknown kind of model {kind!r} (known: "
-                           f"{', '.join(KINDS)}; a newer arcwise may read it)")
-    module, name = KINDS[kind].split(":")
+    return registered(KINDS, kind_of(meta), "model", source, "; a newer arcwise may read it")
+
+
+def registered(registry: dict[str, str], key: str, what: str, source: str,
+               hint: str = "") -> type:
+    """The class that `registry` ({key: "module:Class"}) names for `key`; ArcwiseError for a
+    key it does not know, saying which it knows."""
+    if key not in registry:
+        raise ArcwiseError(f"{source}: unknown kind of {what} {key!r} (known: "
+                           f"{', '.join(registry)}{hint})")
+    module, name = registry[key].split(":")
     return getattr(importlib.import_module(module), name)
 
 
@@ -88,11 +101,7 @@ def train_system(system: str, train: Any, dev: Any = None, **options: Any) -> tu
 
 def scorer_class(kind: str, source: str = "model") -> type:
     """The Scorer class of a transition parser of this kind."""
-    if kind not in SCORERS:
-        raise ArcwiseError(f"{source}: unknown kind of scorer {kind!r} (known: "
-                           f"{', '.join(SCORERS)})")
-    module, name = SCORERS[kind].split(":")
-    return getattr(importlib.import_module(module), name)
+    return registered(SCORERS, kind, "scorer", source)
 
 
 def load(path: str | os.PathLike) -> Any:
@@ -105,3 +114,23 @@ def load(path: str | os.PathLike) -> Any:
 def from_saved(arrays: dict[str, np.ndarray], meta: dict[str, Any], source: str) -> Any:
     """The model of a model file's (arrays, metadata)."""
     return model_class(meta, source).from_saved(arrays, meta, source)
+
+
+def tagger_class(model: str, source: str = "model") -> type:
+    """The class of a tagger of this model (`TAGGERS`)."""
+    return registered(TAGGERS, model, "tagger", source)
+
+
+def train_tagger(sentences: Any, dev: Any = None, *, model: str = "perceptron",
+                 **options: Any) -> Any:
+    """A tagger of `model` (default perceptron) trained on `sentences` with its options."""
+    return tagger_class(model, "--tagger-model").train(sentences, dev, **options)
+
+
+def tagger_from_saved(arrays: dict[str, np.ndarray], meta: Any, source: str,
+                      prefix: str = "") -> Any:
+    """The tagger a model file holds under `prefix`, of whatever model it is."""
+    model = meta.get("model", "perceptron") if isinstance(meta, dict) else "perceptron"
+    if not isinstance(model, str):
+        raise ArcwiseError(f"{source}: corrupt model file (bad tagger metadata)")
+    return tagger_class(model, source).from_saved(arrays, meta, source, prefix)

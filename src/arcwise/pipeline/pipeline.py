@@ -30,8 +30,8 @@ from arcwise.corpus import Sentence, as_sentences
 from arcwise.errors import ArcwiseError
 from arcwise.io import conllu, one_root_by_default, read_treebank
 from arcwise.models import modelfile
+from arcwise.models.kinds import tagger_from_saved
 from arcwise.pipeline.document import Document
-from arcwise.pipeline.tagger import Tagger
 from arcwise.pipeline.tokenizer import Tokenizer
 from arcwise.vocab import TAG_COLUMNS, untagged
 
@@ -65,9 +65,10 @@ def whitespace_words(text: str) -> list[list[str]]:
 
 
 class Pipeline:
-    """A tokenizer, a tagger and a parser, each optional (see the module docstring)."""
+    """A tokenizer, a tagger (of any model in `arcwise.models.kinds.TAGGERS`) and a parser,
+    each optional (see the module docstring)."""
 
-    def __init__(self, tokenizer: Tokenizer | None = None, tagger: Tagger | None = None,
+    def __init__(self, tokenizer: Tokenizer | None = None, tagger: Any = None,
                  parser=None, command_line: Sequence[str] = (),
                  hyperparameters: dict[str, Any] | None = None):
         if tokenizer is None and tagger is None and parser is None:
@@ -239,7 +240,7 @@ class Pipeline:
         if "tokenizer" in components:
             tokenizer = Tokenizer.from_saved(arrays, parts["tokenizer"], source, "tokenizer_")
         if "tagger" in components:
-            tagger = Tagger.from_saved(arrays, parts["tagger"], source, "tagger_")
+            tagger = tagger_from_saved(arrays, parts["tagger"], source, "tagger_")
         if "parser" in components:
             from arcwise.stacking import from_saved
 

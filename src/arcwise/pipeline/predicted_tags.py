@@ -8,12 +8,15 @@ trained on all of them, and tags the dev sentences the parser's epochs are chose
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import multiprocessing
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from typing import Any
 
 from arcwise.corpus import Sentence
 from arcwise.io.conllu import with_columns
-from arcwise.pipeline.tagger import Tagger
+from arcwise.models.kinds import train_tagger as new_tagger
 from arcwise.stacking import folds_of
 from arcwise.vocab import TAG_COLUMNS
 
@@ -23,15 +26,39 @@ TAGS = ("gold", "predicted", "none")
 
 
 def jackknifed(sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS, *,
-               train_tagger: Callable[[list[Sentence]], Tagger],
-               progress: Callable[[int, int], Any] | None = None) -> list[Sentence]:
+               train_tagger: Callable[[list[Sentence]], Any],
+               progress: Callable[[int, int], Any] | None = None,
+               workers: int = 1) -> list[Sentence]:
     """The sentences, each fold with the tags of a tagger trained (`train_tagger`) on the
-    other folds; progress(k, folds) after fold k.  Only UPOS, XPOS and FEATS change."""
+    other folds; progress(k, folds) after fold k.  Only UPOS, XPOS and FEATS change.
+    workers > 1: the folds' taggers train in that many local processes (`train_tagger`
+    must then be picklable, e.g. a `functools.partial` of a module-level function)."""
     sentences = list(sentences)
+    parts = [(sentences[: fold.start] + sentences[fold.stop :], sentences[fold.start : fold.stop])
+             for fold in folds_of(len(sentences), folds)]
+    if workers > 1:
+        pool = ProcessPoolExecutor(min(workers, len(parts)),
+                                   mp_context=multiprocessing.get_context("spawn"))
+        try:
+            tagged = (future.result() for future in
+                      [pool.submit(tagged_by_fold, train_tagger, *part) for part in parts])
+            return _collected(tagged, folds, progress)
+        finally:
+            pool.shutdown(cancel_futures=True)
+    return _collected((tagged_by_fold(train_tagger, *part) for part in parts), folds, progress)
+
+
+def tagged_by_fold(train_tagger: Callable[[list[Sentence]], Any], others: list[Sentence],
+                   fold: list[Sentence]) -> list[Sentence]:
+    """The fold tagged by a tagger trained on the others."""
+    return train_tagger(others).tag(fold)
+
+
+def _collected(tagged: Iterable[list[Sentence]], folds: int,
+               progress: Callable[[int, int], Any] | None) -> list[Sentence]:
     out: list[Sentence] = []
-    for k, fold in enumerate(folds_of(len(sentences), folds), start=1):
-        others = sentences[: fold.start] + sentences[fold.stop :]
-        out += train_tagger(others).tag(sentences[fold.start : fold.stop])
+    for k, fold in enumerate(tagged, start=1):
+        out += fold
         if progress is not None:
             progress(k, folds)
     return out
@@ -40,23 +67,23 @@ def jackknifed(sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS, *,
 def with_predicted_tags(train: Sequence[Sentence], dev: Sequence[Sentence] | None = None,
                         folds: int = DEFAULT_FOLDS, *, seed: int = 0,
                         tagger_options: dict[str, Any] | None = None,
-                        progress: Callable[[str], Any] | None = None,
-                        ) -> tuple[Tagger, list[Sentence], list[Sentence] | None, dict[str, Any]]:
+                        progress: Callable[[str], Any] | None = None, workers: int = 1,
+                        ) -> tuple[Any, list[Sentence], list[Sentence] | None, dict[str, Any]]:
     """(the tagger trained on all of train, train with jackknifed tags, dev tagged by that
     tagger, a log of the tag accuracies the parser will train and select on).  Every tagger
-    is `Tagger.train(..., dev, seed=seed, **tagger_options)`: the same seed, the same model."""
-    options = dict(tagger_options or {})
+    is `arcwise.models.kinds.train_tagger(..., dev, seed=seed, **tagger_options)` (its
+    "model": perceptron by default, or bilstm): the same seed, the same model.  workers: the
+    folds' taggers train in that many local processes."""
     dev = list(dev) if dev is not None else None
-
-    def train_tagger(sentences: list[Sentence]) -> Tagger:
-        return Tagger.train(sentences, dev, seed=seed, **options)
+    train_tagger = partial(new_tagger, dev=dev, seed=seed, **(tagger_options or {}))
 
     def fold_done(k: int, total: int) -> None:
         if progress is not None:
             progress(f"tagger fold {k}/{total}: tagged by a tagger trained on the other folds")
 
     train = list(train)
-    predicted = jackknifed(train, folds, train_tagger=train_tagger, progress=fold_done)
+    predicted = jackknifed(train, folds, train_tagger=train_tagger, progress=fold_done,
+                           workers=workers)
     tagger = train_tagger(train)
     dev_predicted = tagger.tag(dev) if dev else dev
     log = {"tags": "predicted", "folds": folds,

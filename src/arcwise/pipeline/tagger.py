@@ -348,18 +348,9 @@ class Tagger:
             return self.tag([sentences])[0]
         sentences = list(sentences)
         ids, offsets = self.tag_ids(sentences)
-        out = []
-        for k, sentence in enumerate(sentences):
-            a, b = offsets[k] + PAD, offsets[k + 1] - PAD
-            columns = {c: (ROOT, *(tags[i] for i in ids[j, a:b].tolist()))
-                       for j, (c, tags) in enumerate(zip(TAG_COLUMNS, self.tagsets))}
-            if self.lemmatizer is not None:
-                columns["lemma"] = (sentence.lemma[0], *(
-                    self.lemmatizer.lemma(form, upos) if lemma == "_" else lemma
-                    for form, upos, lemma in zip(sentence.form[1:], columns["upos"][1:],
-                                                 sentence.lemma[1:])))
-            out.append(with_columns(sentence, **columns))
-        return out
+        return [with_tags(sentence, [[tags[i] for i in ids[j, a:b].tolist()]
+                                     for j, tags in enumerate(self.tagsets)], self.lemmatizer)
+                for sentence, a, b in zip(sentences, offsets[:-1] + PAD, offsets[1:] - PAD)]
 
     def accuracy(self, sentences: Sequence[Sentence]) -> dict[str, float]:
         """{"dev_upos", "dev_xpos", "dev_feats"}: the share of words given the gold tag (%);
@@ -372,15 +363,9 @@ class Tagger:
         scores = {f"dev_{c}": float(100 * (ids[j, words] == gold[j, words]).mean())
                   for j, c in enumerate(TAG_COLUMNS)}
         if self.lemmatizer is not None:
-            right = total = 0
-            for k, s in enumerate(sentences):
-                upos = ids[0, offsets[k] + PAD : offsets[k + 1] - PAD]
-                for form, tag, lemma in zip(s.form[1:], upos.tolist(), s.lemma[1:]):
-                    if lemma != "_":
-                        total += 1
-                        right += self.lemmatizer.lemma(form, self.tagsets[0][tag]) == lemma
-            if total:
-                scores["dev_lemma"] = 100.0 * right / total
+            upos = [[self.tagsets[0][t] for t in ids[0, a:b].tolist()]
+                    for a, b in zip(offsets[:-1] + PAD, offsets[1:] - PAD)]
+            scores.update(lemma_accuracy(self.lemmatizer, sentences, upos))
         return scores
 
     # --- model files ---------------------------------------------------------------
@@ -424,6 +409,32 @@ class Tagger:
         return cls([tagsets[c] for c in TAG_COLUMNS], weights, meta.get("hyperparameters"),
                    meta.get("scores"), features=features, dictionary=dictionary,
                    lemmatizer=lemmatizer)
+
+
+def with_tags(sentence: Sentence, tags: Sequence[Sequence[str]],
+              lemmatizer: Lemmatizer | None) -> Sentence:
+    """The sentence with these UPOS, XPOS and FEATS (one list per column, a tag per word),
+    and with lemmas from the lemmatizer where it has none (``_``)."""
+    columns = {c: (ROOT, *column) for c, column in zip(TAG_COLUMNS, tags)}
+    if lemmatizer is not None:
+        columns["lemma"] = (sentence.lemma[0], *(
+            lemmatizer.lemma(form, upos) if lemma == "_" else lemma
+            for form, upos, lemma in zip(sentence.form[1:], columns["upos"][1:],
+                                         sentence.lemma[1:])))
+    return with_columns(sentence, **columns)
+
+
+def lemma_accuracy(lemmatizer: Lemmatizer, sentences: Sequence[Sentence],
+                   upos: Sequence[Sequence[str]]) -> dict[str, float]:
+    """{"dev_lemma": % of the words with a gold lemma given it by the lemmatizer from
+    these predicted UPOS (one list per sentence)}, or {} when no word has a lemma."""
+    right = total = 0
+    for sentence, tags in zip(sentences, upos):
+        for form, tag, lemma in zip(sentence.form[1:], tags, sentence.lemma[1:]):
+            if lemma != "_":
+                total += 1
+                right += lemmatizer.lemma(form, tag) == lemma
+    return {"dev_lemma": 100.0 * right / total} if total else {}
 
 
 def _gold_ids(sentences: Sequence[Sentence], tagsets, rows: int) -> np.ndarray:

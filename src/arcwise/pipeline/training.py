@@ -18,7 +18,7 @@ from arcwise.errors import ArcwiseError
 from arcwise.io.conllu import without_tags
 from arcwise.pipeline.pipeline import COMPONENTS, Pipeline
 from arcwise.pipeline.predicted_tags import DEFAULT_FOLDS, TAGS, with_predicted_tags
-from arcwise.pipeline.tagger import Tagger
+from arcwise.models.kinds import train_tagger
 from arcwise.pipeline.tokenizer import Tokenizer
 from arcwise.stacking import folds_of
 
@@ -34,7 +34,7 @@ def default_tags(components: Sequence[str]) -> str:
 def train_pipeline(train: Sequence[Sentence], dev: Sequence[Sentence] | None = None,
                    components: Sequence[str] = COMPONENTS, *,
                    train_parser: ParserTrainer | None = None, tags: str | None = None,
-                   tag_folds: int = DEFAULT_FOLDS, seed: int = 0,
+                   tag_folds: int = DEFAULT_FOLDS, tag_workers: int = 1, seed: int = 0,
                    tokenizer_options: dict[str, Any] | None = None,
                    tagger_options: dict[str, Any] | None = None,
                    progress: Callable[[str], Any] | None = None,
@@ -42,7 +42,8 @@ def train_pipeline(train: Sequence[Sentence], dev: Sequence[Sentence] | None = N
     """(the pipeline of `components`, a training log {component: its scores}).
 
     tags: what the parser trains on, "gold", "predicted" or "none" (UPOS, XPOS and FEATS
-    blanked; default: `default_tags`); predicted needs a tagger among the components.
+    blanked; default: `default_tags`); predicted needs a tagger among the components, and
+    trains the folds' taggers in tag_workers processes.
     train_parser trains the parser (required with "parser").  progress(line) as training
     goes."""
     if not components or not set(components) <= set(COMPONENTS):
@@ -76,13 +77,14 @@ def train_pipeline(train: Sequence[Sentence], dev: Sequence[Sentence] | None = N
     parser_train, parser_dev = train, dev
     if tags == "predicted":
         tagger, parser_train, parser_dev, log["parser_tags"] = with_predicted_tags(
-            train, dev, tag_folds, seed=seed, tagger_options=tagger_options, progress=say)
+            train, dev, tag_folds, seed=seed, tagger_options=tagger_options, progress=say,
+            workers=tag_workers)
         log["tagger"] = tagger.scores
     elif tags == "none":
         parser_train = [without_tags(s) for s in train]
         parser_dev = [without_tags(s) for s in dev] if dev is not None else None
     if tags != "predicted" and "tagger" in components:
-        tagger = Tagger.train(train, dev, seed=seed, progress=epochs_of("tagger"),
+        tagger = train_tagger(train, dev, seed=seed, progress=epochs_of("tagger"),
                               **(tagger_options or {}))
         log["tagger"] = tagger.scores
     if "parser" in components:
