@@ -26,6 +26,7 @@ SECTIONS = {  # name: the script that writes it
     "analysis": "bench/analysis.py",
     "neural": "bench/neural.py",
     "pipeline": "bench/pipeline.py",
+    "taggers": "bench/taggers.py",
     "serve": "bench/serve.py",
     "viewer": "bench/viewer.py",
 }

@@ -163,3 +163,37 @@ def test_the_bench_jackknifes_with_a_bilstm_tagger_in_two_processes(tmp_path, ke
     assert (tmp_path / "kept" / f"{name}.json").exists()
     assert "perceptron parser, bilstm (lstm=8, chars=4, threads=1) tagger" in sections["pipeline"]
     assert "bilstm (lstm=8, chars=4, threads=1) tagger (1 epochs), 2-fold" in sections["pipeline"]
+
+
+@pytest.mark.neural
+def test_the_taggers_bench_compares_both_taggers_and_keeps_them(tmp_path, monkeypatch, capsys):
+    """bench/taggers.py: every accuracy and speed of each tagger asked for, a table row each,
+    the result kept and its section written."""
+    pytest.importorskip("torch")
+    train, test = train_and_dev(16, 4)
+    for name, sentences in (("train", train), ("test", test)):
+        conllu.write(tmp_path / f"{name}.conllu", sentences)
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import report
+    import taggers
+
+    sections = {}
+    monkeypatch.setattr(taggers, "RESULTS", tmp_path / "kept")
+    monkeypatch.setattr(report, "write_section", lambda name, text: sections.update({name: text}))
+    try:
+        with pytest.raises(SystemExit, match="unknown option for a perceptron tagger"):
+            taggers.main(["--treebank", str(tmp_path), "--tagger", "lstm=8"])
+        result = taggers.main(["--treebank", str(tmp_path), "--tagger", "epochs=1",
+                               "--tagger", "model=bilstm,epochs=1,lstm=8,chars=4,threads=1",
+                               "--report"])[tmp_path.name]
+    finally:
+        sys.modules.pop("taggers", None)
+        sys.modules.pop("pipeline", None)
+    assert list(result["taggers"]) == ["perceptron (epochs=1)",
+                                       "bilstm (epochs=1, lstm=8, chars=4, threads=1)"]
+    for row in result["taggers"].values():
+        assert all(0 <= a <= 100 for a in row["accuracy"].values())
+        assert row["words_per_second"] > 0 and row["train_seconds"] > 0
+    assert (tmp_path / "kept" / f"{tmp_path.name}.json").exists()
+    assert "| bilstm (epochs=1, lstm=8, chars=4, threads=1) |" in sections["taggers"]
+    assert "| bilstm (epochs=1" in capsys.readouterr().out
