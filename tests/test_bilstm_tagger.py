@@ -127,3 +127,13 @@ def test_cli_trains_a_bilstm_tagger_and_refuses_what_it_does_not_take(tmp_path, 
         code, _, err = run(["train", "--train", treebank, "-o", tmp_path / "x.pipeline", *args],
                            capsys, monkeypatch)
         assert code == 2 and message in err and err.count("\n") == 1, (args, err)
+
+
+def test_a_small_treebank_gets_more_epochs():
+    from arcwise.pipeline.bilstm_tagger import MAX_EPOCHS, MIN_EPOCHS, UPDATES, auto_epochs
+
+    assert auto_epochs(12544, 32) == 11  # English-EWT: 392 updates an epoch
+    assert auto_epochs(2738, 32) == -(-UPDATES // 86)  # Swedish-LinES: 86 updates an epoch
+    assert auto_epochs(467, 32) == MAX_EPOCHS  # Czech-CLTT: 15 updates an epoch
+    assert auto_epochs(40, 32) == MAX_EPOCHS and auto_epochs(10**6, 32) == MIN_EPOCHS
+    assert auto_epochs(0, 32) == MAX_EPOCHS

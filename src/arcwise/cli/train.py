@@ -282,9 +282,9 @@ def register(app: typer.Typer) -> None:
             [], "--tagger", metavar="KEY=VALUE",
             help="The tagger's options (repeatable; --system tagger, --pipeline, --tags "
             "predicted): model=perceptron (the default) or model=bilstm (a BiLSTM tagger "
-            "reading characters: more accurate, slower to train; needs the neural extra), "
-            "epochs (perceptron 8, bilstm 10), features (perceptron: 1 or 2), and a bilstm "
-            "tagger's network options as --neural's (chars, dropout, lstm, threads ...).",
+            "reading characters; needs the neural extra), epochs (perceptron 8; bilstm: "
+            "enough for 4,000 updates, 10 to 100), features (perceptron: 1 or 2), and a "
+            "bilstm tagger's network options as --neural's (chars, dropout, lstm, threads ...).",
         ),
         model: Model = typer.Option(
             Model.perceptron, "--model",

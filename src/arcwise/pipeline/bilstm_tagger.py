@@ -36,6 +36,16 @@ WORD_COLUMNS = ("lower", "suffix", "shape")  # the words' vocabularies the encod
 TAG_IDS = (wc.UPOS, wc.XPOS, wc.FEATS)  # the gold tag ids' columns in the words matrix
 FIRST_TAG = 2  # a tag vocabulary's ids 0 and 1 are the unknown value and the root's
 TAG_SENTENCES = 256  # sentences per network call when tagging
+# default epochs: enough for UPDATES updates, within these bounds (`auto_epochs`)
+UPDATES, MIN_EPOCHS, MAX_EPOCHS = 4000, 10, 100
+
+
+def auto_epochs(sentences: int, batch_sentences: int) -> int:
+    """The epochs that make at least `UPDATES` updates of batch_sentences sentences, at
+    least MIN_EPOCHS and at most MAX_EPOCHS: a fixed number of epochs leaves a small
+    treebank's tagger untrained (Czech-CLTT, 467 sentences, 10 epochs: 150 updates)."""
+    per_epoch = max(-(-sentences // batch_sentences), 1)
+    return min(MAX_EPOCHS, max(MIN_EPOCHS, -(-UPDATES // per_epoch)))
 
 
 class TaggerNetwork(nn.Module if nn is not None else object):
@@ -56,7 +66,7 @@ class TaggerNetwork(nn.Module if nn is not None else object):
 class BiLSTMTagger:
     """UPOS, XPOS and FEATS of words by a BiLSTM (see the module docstring).
 
-    >>> tagger = BiLSTMTagger.train(treebank_sentences, dev, epochs=10)
+    >>> tagger = BiLSTMTagger.train(treebank_sentences, dev)
     >>> tagged = tagger.tag(sentences)  # new Sentences; only the tag columns (and _ lemmas)
     """
 
@@ -89,10 +99,10 @@ class BiLSTMTagger:
 
     @classmethod
     def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
-              epochs: int = 10, seed: int = 0, progress: Callable[[dict], Any] | None = None,
+              epochs: int | None = None, seed: int = 0, progress: Callable[[dict], Any] | None = None,
               neural: dict[str, Any] | None = None) -> BiLSTMTagger:
         """Train on tagged sentences; with dev, keep the epoch of best mean accuracy over the
-        three columns.  neural: `arcwise.models.bilstm.Sizes` fields (default `DEFAULTS`),
+        three columns.  epochs: default `auto_epochs` (a small treebank gets more).  neural: `arcwise.models.bilstm.Sizes` fields (default `DEFAULTS`),
         batch_sentences (sentences per update, 32) and threads (torch's).  progress(entry)
         after each epoch."""
         from arcwise.parse import Batch
@@ -110,6 +120,7 @@ class BiLSTMTagger:
         vocabularies = Vocabularies(**{c: getattr(every, c)
                                        for c in WORD_COLUMNS + TAG_COLUMNS}).freeze()
         batch = Batch(sentences, vocabularies)
+        epochs = epochs or auto_epochs(len(sentences), batch_sentences)
         hyperparameters = {"epochs": epochs, "seed": seed, "sizes": dataclasses.asdict(sizes),
                            "batch_sentences": batch_sentences,
                            "threads": threads or torch.get_num_threads()}
