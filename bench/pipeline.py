@@ -233,17 +233,13 @@ def stamp(command: list[str]) -> dict:
 def store(result: dict) -> None:
     """Write one treebank's kept result and the pipeline section from every kept one."""
     import report
-    from arcwise.io.atomic import atomic_write
 
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    with atomic_write(RESULTS / f"{result.get('name', result['treebank'])}.json") as f:
-        f.write(json.dumps(result, indent=1) + "\n")
+    kept_results = report.keep(result, RESULTS, result.get("name", result["treebank"]))
     lines = ["## From raw text to trees: arcwise's pipeline beside UDPipe 1", "",
              "Issue #17: each system trained on the treebank's train split (dev for its epochs "
              "or heldout data) and run on the plain text of its test split; scores by the "
              "CoNLL 2018 scorer (udeval); sentences/s from text to CoNLL-U, model loaded."]
-    for path in sorted(RESULTS.glob("*.json")):
-        kept = json.loads(path.read_text())
+    for kept in kept_results:
         arcwise_seconds = kept["arcwise"]["train_seconds"]
         udpipe = kept.get("udpipe", {})
         model = kept["arcwise"].get("parser_options", {})

@@ -38,6 +38,19 @@ def sections_dir(results_md: Path) -> Path:
     return Path(results_md).parent / "results"
 
 
+def keep(result: dict, results_dir: Path, name: str) -> list[dict]:
+    """Write one kept result to results_dir/NAME.json (atomically); every kept result there,
+    in file-name order."""
+    import json
+
+    from arcwise.io.atomic import atomic_write
+
+    results_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_write(results_dir / f"{name}.json") as f:
+        f.write(json.dumps(result, indent=1) + "\n")
+    return [json.loads(path.read_text()) for path in sorted(results_dir.glob("*.json"))]
+
+
 def write_section(name: str, text: str, results_md: Path = RESULTS_MD) -> None:
     """Replace section `name` (Markdown starting with a ``##`` heading) and rebuild RESULTS.md."""
     from arcwise.io.atomic import atomic_write

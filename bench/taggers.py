@@ -16,7 +16,6 @@ RESULTS.md from every kept one, with the git revision, machine and load it was m
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -107,17 +106,13 @@ def main(argv: list[str] | None = None) -> dict:
 def store(result: dict) -> None:
     """Write one treebank's kept result and the taggers section from every kept one."""
     import report
-    from arcwise.io.atomic import atomic_write
 
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    with atomic_write(RESULTS / f"{result['treebank']}.json") as f:
-        f.write(json.dumps(result, indent=1) + "\n")
+    kept_results = report.keep(result, RESULTS, result["treebank"])
     lines = ["## Taggers: the perceptron and the BiLSTM", "",
              "Issue #17: each tagger trained on the treebank's train split (dev selects its "
              "epoch) and scored on its test split from gold tokens (% of words; lemmas from "
              "the predicted UPOS); tagging speed with the model in memory, one process."]
-    for path in sorted(RESULTS.glob("*.json")):
-        kept = json.loads(path.read_text())
+    for kept in kept_results:
         lines += ["", f"### {kept['treebank']}", "", table(kept), "",
                   f"- `{kept['command']}` — {kept['provenance']} Load average at the end "
                   f"(1, 5, 15 min): {', '.join(map(str, kept['load_average']))}."]

@@ -2,6 +2,7 @@
 on a few English-EWT sentences: every figure is there and within range, the CoNLL 2018
 scorer gives a gold file 100 against itself, and the bench prints its table."""
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -93,22 +94,35 @@ def test_the_bench_finds_udpipe_models_whole_or_staged(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def kept_bench(tmp_path, monkeypatch):
-    """bench/pipeline.py imported, a tiny treebank in tmp_path, its kept results and its
-    RESULTS.md section caught: (the module, {section: text})."""
+def bench_script(tmp_path, monkeypatch):
+    """A tiny treebank in tmp_path, and a function that imports a bench script (`name`)
+    with its kept results and its RESULTS.md section caught: (the module, {section: text})."""
     pytest.importorskip("torch")
     train, test = train_and_dev(16, 4)
     for name, sentences in (("train", train), ("test", test)):
         conllu.write(tmp_path / f"{name}.conllu", sentences)
     monkeypatch.syspath_prepend(str(ROOT / "bench"))
-    import pipeline as bench
     import report
 
     sections = {}
-    monkeypatch.setattr(bench, "RESULTS", tmp_path / "kept")
     monkeypatch.setattr(report, "write_section", lambda name, text: sections.update({name: text}))
-    yield bench, sections
-    sys.modules.pop("pipeline", None)
+    imported = []
+
+    def script(name: str):
+        module = importlib.import_module(name)
+        imported.append(name)
+        monkeypatch.setattr(module, "RESULTS", tmp_path / "kept")
+        return module, sections
+
+    yield script
+    for name in (*imported, "pipeline"):
+        sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def kept_bench(bench_script):
+    """bench/pipeline.py as `bench_script` imports it."""
+    return bench_script("pipeline")
 
 
 @pytest.mark.neural
@@ -166,29 +180,15 @@ def test_the_bench_jackknifes_with_a_bilstm_tagger_in_two_processes(tmp_path, ke
 
 
 @pytest.mark.neural
-def test_the_taggers_bench_compares_both_taggers_and_keeps_them(tmp_path, monkeypatch, capsys):
+def test_the_taggers_bench_compares_both_taggers_and_keeps_them(tmp_path, bench_script, capsys):
     """bench/taggers.py: every accuracy and speed of each tagger asked for, a table row each,
     the result kept and its section written."""
-    pytest.importorskip("torch")
-    train, test = train_and_dev(16, 4)
-    for name, sentences in (("train", train), ("test", test)):
-        conllu.write(tmp_path / f"{name}.conllu", sentences)
-    monkeypatch.syspath_prepend(str(ROOT / "bench"))
-    import report
-    import taggers
-
-    sections = {}
-    monkeypatch.setattr(taggers, "RESULTS", tmp_path / "kept")
-    monkeypatch.setattr(report, "write_section", lambda name, text: sections.update({name: text}))
-    try:
-        with pytest.raises(SystemExit, match="unknown option for a perceptron tagger"):
-            taggers.main(["--treebank", str(tmp_path), "--tagger", "lstm=8"])
-        result = taggers.main(["--treebank", str(tmp_path), "--tagger", "epochs=1",
-                               "--tagger", "model=bilstm,epochs=1,lstm=8,chars=4,threads=1",
-                               "--report"])[tmp_path.name]
-    finally:
-        sys.modules.pop("taggers", None)
-        sys.modules.pop("pipeline", None)
+    taggers, sections = bench_script("taggers")
+    with pytest.raises(SystemExit, match="unknown option for a perceptron tagger"):
+        taggers.main(["--treebank", str(tmp_path), "--tagger", "lstm=8"])
+    result = taggers.main(["--treebank", str(tmp_path), "--tagger", "epochs=1",
+                           "--tagger", "model=bilstm,epochs=1,lstm=8,chars=4,threads=1",
+                           "--report"])[tmp_path.name]
     assert list(result["taggers"]) == ["perceptron (epochs=1)",
                                        "bilstm (epochs=1, lstm=8, chars=4, threads=1)"]
     for row in result["taggers"].values():
