@@ -194,3 +194,50 @@ def test_a_parser_trained_without_tags_reads_words_only(data, tmp_path, capsys, 
     assert parser.parse([blanked(s) for s in dev]) is not None  # untagged input: not refused
     assert [(h.tolist(), d) for h, d in parser.parse(dev)] == [
         (h.tolist(), d) for h, d in parser.parse([blanked(s) for s in dev])]
+
+
+@pytest.mark.skipif(NO_JIT, reason="the compiled run covers the signal")
+def test_ctrl_c_during_jackknifing_in_processes_stops_cleanly(tmp_path):
+    """Ctrl-C (to the whole process group, as a terminal sends it) while the folds' taggers
+    train in two worker processes: one line, exit 130, no traceback from the workers, no
+    model file, no worker left running."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.tiny_model import SRC
+
+    treebank = tmp_path / "train.conllu"
+    conllu.write(treebank, train_and_dev(200, 0)[0])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arcwise", "train", "--system", "arc-eager", "--tags",
+         "predicted", "--tag-folds", "2", "--tag-workers", "2", "--tagger", "epochs=100000",
+         "--train", treebank, "-o", tmp_path / "m.arcwise"],
+        env=dict(os.environ, PYTHONPATH=str(SRC)), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        children = set()
+        deadline = time.monotonic() + 120
+        while len(children) < 2 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)
+            tasks = f"/proc/{process.pid}/task"
+            children = {int(p) for task in os.listdir(tasks)
+                        for p in open(f"{tasks}/{task}/children").read().split()}
+        assert len(children) >= 2, process.communicate(timeout=5)[1].decode()[-2000:]
+        time.sleep(3)  # the workers import arcwise and start training
+        os.killpg(process.pid, signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 130, stderr.decode()[-2000:]
+    assert stderr.decode().strip().splitlines() == ["arcwise: interrupted by SIGINT"]
+    assert not (tmp_path / "m.arcwise").exists()
+    deadline = time.monotonic() + 10  # the workers (and multiprocessing's helper) end
+    while (any(os.path.exists(f"/proc/{pid}") for pid in children)
+           and time.monotonic() < deadline):
+        time.sleep(0.1)
+    assert not [pid for pid in children if os.path.exists(f"/proc/{pid}")]

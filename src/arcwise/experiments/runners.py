@@ -16,12 +16,11 @@ caller saves it at once (a killed run keeps every finished cell).
 from __future__ import annotations
 
 import multiprocessing
-import os
-import signal
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, NamedTuple
 
+from arcwise import interrupts
 from arcwise.errors import ArcwiseError
 from arcwise.experiments.cells import Cell, Revision, run_cell
 
@@ -47,7 +46,7 @@ def run_local(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
         return []
     pool = ProcessPoolExecutor(min(workers, len(cells)),
                                mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_end_quietly_on_interrupt, max_tasks_per_child=1)
+                               initializer=interrupts.end_worker_quietly, max_tasks_per_child=1)
     try:
         futures = {pool.submit(run_cell, cell, revision): cell for cell in cells}
         return _collect(as_completed(futures), futures, on_result)
@@ -73,14 +72,6 @@ def run_dask(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
     finally:
         if client is not scheduler:
             client.close()
-
-
-def _end_quietly_on_interrupt() -> None:
-    """In a local worker: Ctrl-C (the whole process group gets it) ends the worker without a
-    traceback; the main process says what was kept.  An ignored SIGINT (the run in the
-    background of a script) stays ignored, as in the main process."""
-    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-        signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signum))
 
 
 def _collect(finished: Iterable, futures: dict, on_result: OnResult) -> list[CellError]:

@@ -99,12 +99,14 @@ class BiLSTMTagger:
 
     @classmethod
     def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
-              epochs: int | None = None, seed: int = 0, progress: Callable[[dict], Any] | None = None,
+              epochs: int | None = None, seed: int = 0,
+              progress: Callable[[dict], Any] | None = None,
               neural: dict[str, Any] | None = None) -> BiLSTMTagger:
         """Train on tagged sentences; with dev, keep the epoch of best mean accuracy over the
-        three columns.  epochs: default `auto_epochs` (a small treebank gets more).  neural: `arcwise.models.bilstm.Sizes` fields (default `DEFAULTS`),
-        batch_sentences (sentences per update, 32) and threads (torch's).  progress(entry)
-        after each epoch."""
+        three columns.  epochs: default `auto_epochs` (a small treebank gets more).  neural:
+        `arcwise.models.bilstm.Sizes` fields (default `DEFAULTS`), batch_sentences
+        (sentences per update, 32) and threads (torch's).  progress(entry) after each
+        epoch."""
         from arcwise.parse import Batch
         from arcwise.stepped import sub_batch
         from arcwise.train import length_batches

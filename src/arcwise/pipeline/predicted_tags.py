@@ -14,6 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from typing import Any
 
+from arcwise import interrupts
 from arcwise.corpus import Sentence
 from arcwise.io.conllu import with_columns
 from arcwise.models.kinds import train_tagger as new_tagger
@@ -38,7 +39,8 @@ def jackknifed(sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS, *,
              for fold in folds_of(len(sentences), folds)]
     if workers > 1:
         pool = ProcessPoolExecutor(min(workers, len(parts)),
-                                   mp_context=multiprocessing.get_context("spawn"))
+                                   mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=interrupts.end_worker_quietly)
         try:
             tagged = (future.result() for future in
                       [pool.submit(tagged_by_fold, train_tagger, *part) for part in parts])
