@@ -196,6 +196,18 @@ def test_a_parser_trained_without_tags_reads_words_only(data, tmp_path, capsys, 
         (h.tolist(), d) for h, d in parser.parse([blanked(s) for s in dev])]
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used (user + system), 0 once it is gone."""
+    import os
+
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @pytest.mark.skipif(NO_JIT, reason="the compiled run covers the signal")
 def test_ctrl_c_during_jackknifing_in_processes_stops_cleanly(tmp_path):
     """Ctrl-C (to the whole process group, as a terminal sends it) while the folds' taggers
@@ -218,15 +230,17 @@ def test_ctrl_c_during_jackknifing_in_processes_stops_cleanly(tmp_path):
         env=dict(os.environ, PYTHONPATH=str(SRC)), stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, start_new_session=True)
     try:
-        children = set()
+        children: set[int] = set()
         deadline = time.monotonic() + 120
-        while len(children) < 2 and time.monotonic() < deadline and process.poll() is None:
+        tasks = f"/proc/{process.pid}/task"
+        # until two workers have trained a while (imported arcwise, compiled if cold)
+        while (time.monotonic() < deadline and process.poll() is None
+               and sum(cpu_seconds(pid) >= 3 for pid in children) < 2):
             time.sleep(0.2)
-            tasks = f"/proc/{process.pid}/task"
-            children = {int(p) for task in os.listdir(tasks)
-                        for p in open(f"{tasks}/{task}/children").read().split()}
-        assert len(children) >= 2, process.communicate(timeout=5)[1].decode()[-2000:]
-        time.sleep(3)  # the workers import arcwise and start training
+            children |= {int(p) for task in os.listdir(tasks)
+                         for p in open(f"{tasks}/{task}/children").read().split()}
+        assert sum(cpu_seconds(pid) >= 3 for pid in children) >= 2, \
+            process.communicate(timeout=5)[1].decode()[-2000:]
         os.killpg(process.pid, signal.SIGINT)
         _, stderr = process.communicate(timeout=120)
     finally:

@@ -42,9 +42,9 @@ def jackknifed(sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS, *,
                                    mp_context=multiprocessing.get_context("spawn"),
                                    initializer=interrupts.end_worker_quietly)
         try:
-            tagged = (future.result() for future in
-                      [pool.submit(tagged_by_fold, train_tagger, *part) for part in parts])
-            return _collected(tagged, folds, progress)
+            with interrupts.deferred():  # a signal inside the pool's own code could hang it
+                futures = [pool.submit(tagged_by_fold, train_tagger, *part) for part in parts]
+            return _collected((future.result() for future in futures), folds, progress)
         finally:
             pool.shutdown(cancel_futures=True)
     return _collected((tagged_by_fold(train_tagger, *part) for part in parts), folds, progress)
