@@ -404,19 +404,3 @@ def test_a_grid_runs_unchanged_on_treebanks_it_does_not_name(tmp_path):
                   "-o", tmp_path / "out2")
     assert run.returncode == 2 and run.stderr.count("\n") == 1
     assert "treebank 'not_a_treebank': no train files" in run.stderr
-
-
-def test_a_local_worker_leaves_an_ignored_ctrl_c_ignored():
-    """A run in the background of a script ignores Ctrl-C, its workers too; otherwise a
-    worker ends quietly on Ctrl-C (the main process reports what was kept)."""
-    from arcwise.interrupts import end_worker_quietly
-
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        end_worker_quietly()
-        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        end_worker_quietly()
-        assert callable(signal.getsignal(signal.SIGINT))
-    finally:
-        signal.signal(signal.SIGINT, previous)

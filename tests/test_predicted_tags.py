@@ -209,9 +209,6 @@ def cpu_seconds(pid: int) -> float:
 
 
 @pytest.mark.skipif(NO_JIT, reason="the compiled run covers the signal")
-@pytest.mark.xfail(reason="known bug, open: a worker can end (os._exit on SIGINT) before the "
-                   "main process handles its own SIGINT, which then meets BrokenProcessPool: "
-                   "a traceback and exit 1 (seen in the suite, 96a4493)", strict=False)
 def test_ctrl_c_during_jackknifing_in_processes_stops_cleanly(tmp_path):
     """Ctrl-C (to the whole process group, as a terminal sends it) while the folds' taggers
     train in two worker processes: one line, exit 130, no traceback from the workers, no

@@ -15,7 +15,6 @@ SIGINT during the block and raises KeyboardInterrupt after it.
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -104,11 +103,3 @@ def deferred() -> Iterator[None]:
         _pending.clear()
         raise Interrupted(signum)
 
-
-def end_worker_quietly() -> None:
-    """In a local worker process (a pool's initializer): Ctrl-C (the whole process group gets
-    it) ends the worker without a traceback; the main process says what happened.  An
-    ignored SIGINT (a run in the background of a script) stays ignored, as in the main
-    process."""
-    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-        signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signum))

@@ -4,8 +4,8 @@ Both hand each cell to `arcwise.experiments.cells.run_cell` in another
 process and call `on_result` in this process as each cell finishes, so the
 caller saves it at once (a killed run keeps every finished cell).
 
-- `run_local`: `concurrent.futures.ProcessPoolExecutor` with spawned workers
-  and one cell per worker process (memory goes back between cells).
+- `run_local`: `arcwise.local_pool` (spawned workers that leave Ctrl-C to this
+  process) with one cell per worker process (memory goes back between cells).
 - `run_dask`: the cells as tasks of a Dask distributed scheduler, given by
   its address (``tcp://host:8786``) or as a `dask.distributed.Client`;
   workers need arcwise installed and the treebank files at the same paths.
@@ -15,14 +15,12 @@ caller saves it at once (a killed run keeps every finished cell).
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, NamedTuple
 
-from arcwise import interrupts
 from arcwise.errors import ArcwiseError
 from arcwise.experiments.cells import Cell, Revision, run_cell
+from arcwise.local_pool import local_pool, submitted
 
 OnResult = Callable[[dict[str, Any]], Any]
 
@@ -44,14 +42,10 @@ def run_local(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
 
     if not cells:
         return []
-    pool = ProcessPoolExecutor(min(workers, len(cells)),
-                               mp_context=multiprocessing.get_context("spawn"),
-                               initializer=interrupts.end_worker_quietly, max_tasks_per_child=1)
-    try:
-        futures = {pool.submit(run_cell, cell, revision): cell for cell in cells}
+    with local_pool(min(workers, len(cells)), max_tasks_per_child=1) as pool:
+        futures = dict(zip(submitted(pool, run_cell, [(cell, revision) for cell in cells]),
+                           cells))
         return _collect(as_completed(futures), futures, on_result)
-    finally:
-        pool.shutdown(cancel_futures=True)
 
 
 def run_dask(cells: Sequence[Cell], revision: Revision, on_result: OnResult,

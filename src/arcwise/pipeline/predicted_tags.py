@@ -8,18 +8,15 @@ trained on all of them, and tags the dev sentences the parser's epochs are chose
 
 from __future__ import annotations
 
-import multiprocessing
-import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any
 
-from arcwise import interrupts
 from arcwise.corpus import Sentence
 from arcwise.errors import ArcwiseError
 from arcwise.io.conllu import with_columns
+from arcwise.local_pool import local_pool, submitted
 from arcwise.models.kinds import train_tagger as new_tagger
 from arcwise.stacking import folds_of
 from arcwise.vocab import TAG_COLUMNS
@@ -41,19 +38,13 @@ def jackknifed(sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS, *,
     parts = [(sentences[: fold.start] + sentences[fold.stop :], sentences[fold.start : fold.stop])
              for fold in folds_of(len(sentences), folds)]
     if workers > 1:
-        pool = ProcessPoolExecutor(min(workers, len(parts)),
-                                   mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=interrupts.end_worker_quietly)
         try:
-            with interrupts.deferred():  # a signal inside the pool's own code could hang it
-                futures = [pool.submit(tagged_by_fold, train_tagger, *part) for part in parts]
-            return _collected((future.result() for future in futures), folds, progress)
+            with local_pool(min(workers, len(parts))) as pool:
+                futures = submitted(pool, tagged_by_fold, [(train_tagger, *part) for part in parts])
+                return _collected((future.result() for future in futures), folds, progress)
         except BrokenProcessPool:
-            time.sleep(1)  # a Ctrl-C that ended the workers first reaches this process now
             raise ArcwiseError("a tagger worker process ended abruptly (killed, or out of "
                                "memory?): try fewer --tag-workers") from None
-        finally:
-            pool.shutdown(cancel_futures=True)
     return _collected((tagged_by_fold(train_tagger, *part) for part in parts), folds, progress)
 
 
