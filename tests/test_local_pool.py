@@ -11,11 +11,15 @@ from arcwise.local_pool import local_pool, submitted
 
 
 def test_workers_ignore_the_signals_the_main_process_handles():
-    with local_pool(2) as pool:
-        handlers = [f.result() for f in submitted(pool, signal.getsignal,
-                                                  [(s,) for s in SIGNALS])]
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+    try:
+        with local_pool(2) as pool:
+            handlers = [f.result() for f in submitted(pool, signal.getsignal,
+                                                      [(s,) for s in SIGNALS])]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert handlers == [signal.SIG_IGN] * len(SIGNALS)
-    assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN  # this process: unchanged
 
 
 def test_leaving_the_pool_by_an_exception_kills_busy_workers_at_once():

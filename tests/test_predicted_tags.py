@@ -219,6 +219,7 @@ def test_ctrl_c_during_jackknifing_in_processes_stops_cleanly(tmp_path):
     import sys
     import time
 
+    from tests.signal_dispositions import dispositions
     from tests.tiny_model import SRC
 
     treebank = tmp_path / "train.conllu"
@@ -228,7 +229,8 @@ def test_ctrl_c_during_jackknifing_in_processes_stops_cleanly(tmp_path):
          "predicted", "--tag-folds", "2", "--tag-workers", "2", "--tagger", "epochs=100000",
          "--train", treebank, "-o", tmp_path / "m.arcwise"],
         env=dict(os.environ, PYTHONPATH=str(SRC)), stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True)
+        stderr=subprocess.PIPE, start_new_session=True,
+        preexec_fn=dispositions())  # the suite may run as a background job: SIGINT ignored
     try:
         children: set[int] = set()
         deadline = time.monotonic() + 120
