@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
@@ -56,13 +57,29 @@ def installed() -> Iterator[None]:
     `deferred` blocks); the previous handlers come back after it.  A signal the process
     inherited as ignored stays ignored, as Python leaves an ignored SIGINT.  Main thread
     only."""
+    # ignored stays ignored (nohup, `&` in a script)
+    with _handlers(lambda previous: previous if previous is signal.SIG_IGN else _handler):
+        yield
+
+
+@contextmanager
+def ignored() -> Iterator[None]:
+    """Within the block, SIGINT, SIGTERM and SIGHUP are ignored (processes started in it
+    inherit that); the previous handlers come back after it.  Main thread only."""
+    with _handlers(lambda previous: signal.SIG_IGN):
+        yield
+
+
+@contextmanager
+def _handlers(new: Callable[[Any], Any]) -> Iterator[None]:
+    """Within the block each signal's handler is new(its previous one), in the main thread
+    (elsewhere nothing changes: only the main thread may set handlers)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = {s: signal.getsignal(s) for s in SIGNALS}
     for s, handler in previous.items():
-        if handler is not signal.SIG_IGN:  # ignored stays ignored (nohup, `&` in a script)
-            signal.signal(s, _handler)
+        signal.signal(s, new(handler))
     try:
         yield
     finally:

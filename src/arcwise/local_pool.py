@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
-from arcwise.interrupts import SIGNALS
+from arcwise.interrupts import SIGNALS, ignored
 
 
 @contextmanager
@@ -44,22 +43,8 @@ def submitted(pool: ProcessPoolExecutor, function: Callable[..., Any],
     """`pool.submit(function, *arguments)` for each tuple of arguments in `calls`.  The
     processes this starts inherit the signals ignored (a signal in those few milliseconds
     is lost, which is better than a worker half started)."""
-    with _ignoring_signals():
+    with ignored():  # in the main thread; workers started elsewhere ignore them once started
         return [pool.submit(function, *arguments) for arguments in calls]
-
-
-@contextmanager
-def _ignoring_signals() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread may set handlers: workers ignore them once started
-        return
-    previous = {s: signal.signal(s, signal.SIG_IGN) for s in SIGNALS}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            if handler is not None:  # None: set outside Python, cannot be put back
-                signal.signal(s, handler)
 
 
 def _signals_ignored() -> None:
