@@ -1,6 +1,6 @@
 """From raw text to trees on one treebank: arcwise's pipeline beside UDPipe 1 (issue #17, item 6).
 
-    .venv/bin/python bench/pipeline.py --treebank DIR [--system arc-eager] [--epochs 15]
+    .venv/bin/python bench/pipeline.py --treebank DIR [--system arc-eager] [--epochs N]
         [--model perceptron|bilstm] [--neural KEY=VALUE ...] [--tagger KEY=VALUE ...]
         [--tags predicted|gold|none] [--tag-folds 10] [--tag-workers 1] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
         [--report] [--rerun]
@@ -122,7 +122,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--treebank", type=Path, required=True)
     ap.add_argument("--system", default="arc-eager")
-    ap.add_argument("--epochs", type=int, default=15)
+    ap.add_argument("--epochs", type=int, default=None,
+                    help="the parser's (default: arcwise train's, by the model)")
     ap.add_argument("--tag-folds", type=int, default=10)
     ap.add_argument("--tags", choices=("predicted", "gold", "none"), default="predicted",
                     help="what the parser trains on (arcwise train --tags); kept apart "

@@ -57,3 +57,32 @@ def test_a_tie_keeps_the_earlier_epoch_and_bad_options_fail():
     assert trainer.weights == 0 and log["best_epoch"] == 1
     with pytest.raises(ValueError):
         run([1.0], keep="best")
+
+
+def test_default_epochs_are_fixed_for_linear_models_and_by_updates_for_neural_ones():
+    from arcwise.trainer import (LINEAR_EPOCHS, NEURAL_MAX_EPOCHS, NEURAL_MIN_EPOCHS,
+                                 NEURAL_UPDATES, default_epochs)
+
+    assert default_epochs("perceptron", 2738) == default_epochs("mst", 10) == LINEAR_EPOCHS
+    assert default_epochs("bilstm", 12544) == NEURAL_MIN_EPOCHS  # English-EWT: 392 an epoch
+    assert default_epochs("bilstm", 2738) == -(-NEURAL_UPDATES // 86)  # Swedish-LinES: 86
+    assert default_epochs("biaffine", 2738, batch_sentences=16) == -(-NEURAL_UPDATES // 172)
+    assert default_epochs("bilstm", 467) == NEURAL_MAX_EPOCHS  # Czech-CLTT: 15 an epoch
+
+
+def test_a_neural_parser_trained_without_epochs_gets_the_default(monkeypatch):
+    pytest.importorskip("torch")
+    import arcwise.trainer
+    from arcwise.graph.biaffine_parser import train_biaffine
+    from arcwise.train import train
+    from tests.ewt import train_and_dev
+
+    sentences, dev = train_and_dev(8, 4)
+    monkeypatch.setattr(arcwise.trainer, "NEURAL_MAX_EPOCHS", 2)  # instead of 100 here
+    tiny = {"word": 8, "suffix": 4, "shape": 4, "tag": 4, "lstm": 8, "hidden": 8, "threads": 1}
+    _, log = train("arc-eager", sentences, dev, oracle="dynamic", model="bilstm", neural=tiny)
+    assert log["hyperparameters"]["epochs"] == 2 and len(log["epochs"]) == 2
+    _, log = train_biaffine(sentences, dev, neural={"word": 8, "suffix": 4, "shape": 4, "tag": 4,
+                                                    "lstm": 8, "arc": 8, "label": 8,
+                                                    "threads": 1})
+    assert log["hyperparameters"]["epochs"] == 2 and len(log["epochs"]) == 2

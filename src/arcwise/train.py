@@ -53,7 +53,7 @@ from arcwise.steps import arc_dependent, labeled_class, zero_cost_classes
 from arcwise.systems import dispatch as systems
 from arcwise.systems import state as st
 from arcwise.systems.base import flat_gold, gold_of
-from arcwise.trainer import log_header, run_epochs
+from arcwise.trainer import default_epochs, log_header, run_epochs
 from arcwise.trees.projectivity import is_well_formed
 from arcwise.vocab import Vocabularies
 
@@ -185,7 +185,7 @@ def train(
     *,
     oracle: str = "static",
     bound: str | None = None,
-    epochs: int = 15,
+    epochs: int | None = None,
     explore_from: int = 1,
     explore_p: float = 0.9,
     seed: int = 0,
@@ -206,7 +206,8 @@ def train(
     """Train a parser for `system` (a registry name like "covington-nm" or "arc-eager+lba").
 
     oracle: "static" or "dynamic"; bound: the oracle's bound ("lower",
-    "pc-upper", "upper" for covington-nm; None = its first); exploration from
+    "pc-upper", "upper" for covington-nm; None = its first); epochs: None =
+    `arcwise.trainer.default_epochs` (15; a bilstm's by its updates); exploration from
     epoch index explore_from (0-based) with probability explore_p; table: the
     feature table (default: the system's bundled one); bucket counts: powers
     of two (default `perceptron.default_buckets`); oracle_options go to the
@@ -252,7 +253,7 @@ def train(
         raise ValueError("a guided parser trains with the fused loop (stepped_batch=None)")
     if oracle not in ORACLES:
         raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
-    if epochs < 1:
+    if epochs is not None and epochs < 1:
         raise ValueError("epochs must be at least 1")
     if oracle_priority is not None:
         with_priority = [n for n in registry.names()
@@ -274,6 +275,9 @@ def train(
     sentences = list(train_sentences)
     if not sentences:
         raise ArcwiseError(nothing_to_learn(0, 0, 0, 0))
+    if epochs is None:
+        epochs = default_epochs(model, len(sentences),
+                                int((neural or {}).get("batch_sentences", 32)))
     lifted = None
     if pseudo_projective is not None:
         sentences, counts = projectivized(sentences, pseudo_projective)

@@ -34,7 +34,7 @@ def without_tags(sentence):
     return conllu.without_tags(sentence, ("lemma", *TAG_COLUMNS))
 
 
-def transition_parser_trainer(system: str, epochs: int, seed: int,
+def transition_parser_trainer(system: str, epochs: int | None, seed: int,
                               say: Callable[[str], Any], **options: Any) -> Callable:
     """A `train_pipeline` parser trainer: `arcwise.train.train` with the dynamic oracle (as
     `arcwise train`) unless `options` say otherwise, a line per epoch."""
@@ -73,7 +73,7 @@ def timed_text_run(nlp: Pipeline, text: Path, out: Path) -> dict[str, float]:
 
 
 def run_arcwise(train_path: Path, dev_path: Path | None, test_path: Path, workdir: Path, *,
-                system: str = "arc-eager", epochs: int = 15, tag_folds: int = 10,
+                system: str = "arc-eager", epochs: int | None = None, tag_folds: int = 10,
                 tag_workers: int = 1,
                 seed: int = 0, gold_tag_parser: bool = True, tags: str = "predicted",
                 say: Callable[[str], Any] = print,
@@ -99,6 +99,7 @@ def run_arcwise(train_path: Path, dev_path: Path | None, test_path: Path, workdi
                               progress=say,
                               tokenizer_options=options.get("tokenizer"),
                               tagger_options=options.get("tagger"))
+    epochs = log["parser"].get("hyperparameters", {}).get("epochs", epochs)  # None: default
     result: dict[str, Any] = {"system": system, "epochs": epochs, "tag_folds": tag_folds,
                               "train_seconds": time.perf_counter() - start,
                               "parser_tags": log.get("parser_tags", tags)}

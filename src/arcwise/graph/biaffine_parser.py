@@ -209,7 +209,7 @@ def train_biaffine(
     dev_sentences: Sequence[Sentence] | None = None,
     *,
     decoder: str = "non-projective",
-    epochs: int = 10,
+    epochs: int | None = None,
     seed: int = 0,
     progress: Callable[[dict[str, Any]], Any] | None = None,
     neural: dict[str, Any] | None = None,
@@ -218,6 +218,7 @@ def train_biaffine(
 ) -> tuple[BiaffineParser, dict[str, Any]]:
     """Train a biaffine parser; returns (the parser of the best dev epoch, the log).
 
+    epochs: None = `arcwise.trainer.default_epochs` (by the updates they make).
     neural: `BiaffineSizes` fields, batch_sentences (sentences per update, 32)
     and threads (torch's).  Trees that are not well formed are skipped.  guide,
     dev_guide: a guide parser's trees of the train and dev sentences (jackknifed for
@@ -228,7 +229,7 @@ def train_biaffine(
     from arcwise.models.biaffine import BiaffineNetwork, BiaffineSizes
     from arcwise.parse import Batch
     from arcwise.train import data_sha256, score_parser
-    from arcwise.trainer import log_header, run_epochs
+    from arcwise.trainer import default_epochs, log_header, run_epochs
 
     need_torch()
     if decoder not in DECODERS:
@@ -238,6 +239,8 @@ def train_biaffine(
     sizes, threads = configured(options, BiaffineSizes)
     torch.manual_seed(seed)
     sentences = list(train_sentences)
+    if epochs is None:
+        epochs = default_epochs("biaffine", len(sentences), batch_sentences)
     dev = list(dev_sentences or [])
     well_formed = [k for k, s in enumerate(sentences)
                    if is_well_formed(np.asarray(s.head, dtype=np.int32))]

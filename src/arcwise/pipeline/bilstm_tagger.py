@@ -29,6 +29,7 @@ from arcwise.models.bilstm import (Encoder, Sizes, char_vocabulary, configured, 
                                    encoder_inputs, form_counts, need_torch, nn, torch)
 from arcwise.pipeline.lemmatizer import Lemmatizer
 from arcwise.pipeline.tagger import lemma_accuracy, with_tags
+from arcwise.trainer import epochs_for_updates
 from arcwise.vocab import TAG_COLUMNS, Vocabularies, Vocabulary
 
 DEFAULTS = {"chars": 50, "dropout": 0.33, "learning_rate": 0.003}  # unless given (`Sizes` fields)
@@ -44,8 +45,7 @@ def auto_epochs(sentences: int, batch_sentences: int) -> int:
     """The epochs that make at least `UPDATES` updates of batch_sentences sentences, at
     least MIN_EPOCHS and at most MAX_EPOCHS: a fixed number of epochs leaves a small
     treebank's tagger untrained (Czech-CLTT, 467 sentences, 10 epochs: 150 updates)."""
-    per_epoch = max(-(-sentences // batch_sentences), 1)
-    return min(MAX_EPOCHS, max(MIN_EPOCHS, -(-UPDATES // per_epoch)))
+    return epochs_for_updates(sentences, batch_sentences, UPDATES, MIN_EPOCHS, MAX_EPOCHS)
 
 
 class TaggerNetwork(nn.Module if nn is not None else object):
