@@ -80,7 +80,7 @@ def test_a_good_grid_names_its_configurations_and_resolves_treebanks(tmp_path):
 
 @pytest.mark.parametrize("change, message", [
     (("seeds = [1]", "seeds = []"), "seeds must be a non-empty list"),
-    (("epochs = 1", "epochs = 0"), "epochs must be an integer >= 1"),
+    (("epochs = 1", "epochs = 0"), 'epochs (or "default") must be an integer >= 1'),
     (("epochs = 1", "epochs = 1\nepoch = 2"), "unknown key 'epoch'"),
     (('oracle = "static"', 'oracle = "greedy"'), "oracle must be one of static, dynamic"),
     (('system = "arc-eager"', 'system = "arc-yeager"'), "unknown transition system"),
@@ -100,6 +100,16 @@ def test_grid_errors_are_one_line_naming_the_file(tmp_path, change, message):
     assert "\n" not in str(error.value)
 
 
+def test_a_grid_may_leave_the_epochs_to_arcwise_train(tmp_path):
+    """epochs = "default": each cell trains `arcwise.trainer.default_epochs` (a neural
+    parser's by its updates); its key and the report say so."""
+    grid = grids.load(write_grid(tmp_path, GOOD.replace("epochs = 1", 'epochs = "default"')))
+    assert grid.epochs is None
+    cell = cells_module.Cell("en_ewt", "", "", "", grid.configurations[0], 1, grid.epochs)
+    assert "__edefault__" in cell.key
+    assert "its default epochs (`arcwise.trainer.default_epochs`" in report.markdown(grid, [], 1)
+
+
 def test_missing_data_root_and_treebank_are_one_line_errors(tmp_path):
     grid = grids.load(write_grid(tmp_path, GOOD))
     with pytest.raises(ArcwiseError, match="no data root: give --data"):
@@ -113,7 +123,7 @@ def test_the_command_exits_2_with_one_line(tmp_path):
     bad = write_grid(tmp_path, GOOD.replace("epochs = 1", "epochs = 'many'"))
     run = arcwise("experiment", bad, "-o", tmp_path / "out")
     assert run.returncode == 2 and run.stdout == ""
-    assert run.stderr.count("\n") == 1 and "epochs must be an integer" in run.stderr
+    assert run.stderr.count("\n") == 1 and 'epochs (or "default") must be an integer' in run.stderr
     run = arcwise("experiment", write_grid(tmp_path, "seeds = [1"), "-o", tmp_path / "out")
     assert run.returncode == 2 and run.stderr.startswith(f"{tmp_path / 'grid.toml'}:1: ")
     assert not (tmp_path / "out").exists()

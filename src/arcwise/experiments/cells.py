@@ -54,7 +54,7 @@ class Cell:
     test: str
     config: Configuration
     seed: int
-    epochs: int
+    epochs: int | None  # None: `arcwise.trainer.default_epochs`
     max_train_sentences: int | None = None
     max_dev_sentences: int | None = None
     max_test_sentences: int | None = None
@@ -65,8 +65,8 @@ class Cell:
         limits = f"m{self.max_train_sentences or 'all'}"
         limits += f"d{self.max_dev_sentences}" if self.max_dev_sentences else ""
         limits += f"t{self.max_test_sentences}" if self.max_test_sentences else ""
-        return (f"{self.treebank}__{self.config.name.replace(':', '_')}__e{self.epochs}"
-                f"__{limits}__s{self.seed}")
+        name = self.config.name.replace(":", "_")
+        return f"{self.treebank}__{name}__e{self.epochs or 'default'}__{limits}__s{self.seed}"
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "config": self.config.to_dict()}

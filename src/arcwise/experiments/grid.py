@@ -6,7 +6,7 @@ A grid file (see README, "Experiments", and experiments/*.toml)::
     data = "../data"          # optional data root, relative to this file; --data overrides
     treebanks = ["Basque-BDT", "English-EWT"]   # folders under the data root
     seeds = [1, 2, 3]
-    epochs = 15
+    epochs = 15               # or "default": arcwise train's (a neural parser's by its updates)
     options = { transition_buckets = 4096 }    # optional, every configuration
     [limits]                  # optional: only the first N sentences of a split
     train = 200
@@ -61,6 +61,7 @@ from typing import Any
 from arcwise.errors import ArcwiseError, InputError
 
 SPLITS = ("train", "dev", "test")
+DEFAULT_EPOCHS = "default"  # epochs = "default": `arcwise.trainer.default_epochs` per cell
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+:._-]*$")  # also a part of a file name
 # train() arguments a cell sets itself; a configuration's options may not name them
 CELL_ARGUMENTS = frozenset({"system", "train_sentences", "dev_sentences", "oracle", "bound",
@@ -144,7 +145,7 @@ class Grid:
     treebanks: tuple[str, ...]
     configurations: tuple[Configuration, ...]
     seeds: tuple[int, ...]
-    epochs: int
+    epochs: int | None  # None: "default", `arcwise.trainer.default_epochs`
     limits: dict[str, int]  # split -> first N sentences
     contrasts: tuple[Contrast, ...] = ()
     tables: tuple[Table, ...] = ()
@@ -189,7 +190,8 @@ def parse(raw: dict[str, Any], path: Path, data: str | Path | None = None) -> Gr
                          "choices"})
     treebanks = tuple(check.names(raw["treebanks"], "treebanks"))
     seeds = tuple(check.int_list(raw["seeds"], "seeds", minimum=0))
-    epochs = check.integer(raw["epochs"], "epochs", minimum=1)
+    epochs = (None if raw["epochs"] == DEFAULT_EPOCHS
+              else check.integer(raw["epochs"], f'epochs (or "{DEFAULT_EPOCHS}")', minimum=1))
     limits = check.table(raw.get("limits", {}), "[limits]")
     check.keys(limits, "[limits]", optional=set(SPLITS))
     for split, n in limits.items():
