@@ -119,4 +119,3 @@ def deferred() -> Iterator[None]:
         signum = _pending[0]
         _pending.clear()
         raise Interrupted(signum)
-
