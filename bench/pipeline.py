@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/pipeline.py --treebank DIR [--system arc-eager] [--epochs N]
         [--model perceptron|bilstm] [--neural KEY=VALUE ...] [--tagger KEY=VALUE ...]
-        [--tags predicted|gold|none] [--tag-folds 10] [--tag-workers 1] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
+        [--tags predicted|gold|none] [--tag-folds 10] [--tag-workers 1] [--workers 1]
+        [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
         [--report] [--rerun]
 
 DIR holds train.conllu(.gz), dev.conllu(.gz) and test.conllu(.gz).  arcwise trains its
@@ -11,7 +12,9 @@ epochs on dev, and runs on the plain text of test (`arcwise.experiments.raw_text
 (default settings) is trained on the same train split (dev as heldout) and run on the same
 text.  Both outputs are scored by the CoNLL 2018 scorer (udeval from udtools): Tokens,
 Sentences, Words, UPOS, XPOS, UFeats, Lemmas, UAS, LAS, CLAS; end-to-end sentences/s from text to
-CoNLL-U with the model loaded and warm.  arcwise is also scored from the gold tokens of
+CoNLL-U with the model loaded and warm (after parsing dev's text), in --workers processes
+(`arcwise parse --workers`; UDPipe as that many processes, each on its share of the
+paragraphs).  arcwise is also scored from the gold tokens of
 test, with its predicted tags and with a parser trained and run on gold tags.
 --model bilstm makes the parser a BiLSTM transition parser (`--neural`: its options, as
 `arcwise train --neural`); its result is kept apart from the perceptron's, and so is one
@@ -78,9 +81,10 @@ def udpipe_models(workdir: Path) -> list[Path] | None:
     return staged if all(path.exists() for path in staged) else None
 
 
-def run_udpipe(python: str, train: Path, dev: Path, workdir: Path) -> dict:
+def run_udpipe(python: str, train: Path, dev: Path, workdir: Path, workers: int = 1) -> dict:
     """UDPipe 1 trained on train (dev as heldout) unless workdir has its models, and run
-    on workdir/test.txt."""
+    on workdir/test.txt; with workers > 1 timed again as that many processes side by side,
+    each on its share of the paragraphs (`udpipe_in_processes`)."""
     runner = [python, str(BENCH / "udpipe1.py")]
     start = time.perf_counter()
     models = udpipe_models(workdir)
@@ -94,17 +98,49 @@ def run_udpipe(python: str, train: Path, dev: Path, workdir: Path) -> dict:
     done = subprocess.run([*runner, "run", *models, workdir / "test.txt", out], check=True,
                           capture_output=True, text=True)
     speed = json.loads(done.stdout)
+    if workers > 1:
+        speed = udpipe_in_processes(runner, models, workdir, workers)
     speed["sentences_per_second"] = speed["sentences"] / max(speed["seconds"], 1e-9)
+    speed["workers"] = workers
     return {"train_seconds": train_seconds if trained else None, "speed": speed,
             "raw_text": conll18_scores(workdir / "gold.conllu", out)}
 
 
+def udpipe_in_processes(runner: list, models: list[Path], workdir: Path, workers: int) -> dict:
+    """UDPipe 1 run as `workers` processes at once, each on a share of test.txt's paragraphs
+    (about equal in characters): its sentences and the slowest process's seconds."""
+    paragraphs = (workdir / "test.txt").read_text().split("\n\n")
+    share = sum(map(len, paragraphs)) / workers
+    parts: list[list[str]] = [[] for _ in range(workers)]
+    done = 0
+    for paragraph in paragraphs:
+        parts[min(int(done / share), workers - 1)].append(paragraph)
+        done += len(paragraph) + 2
+    processes = []
+    for k, part in enumerate(parts):
+        text = workdir / f"test.part{k}.txt"
+        text.write_text("\n\n".join(part).strip("\n") + "\n")
+        processes.append(subprocess.Popen(
+            [*runner, "run", *models, text, workdir / f"udpipe.part{k}.conllu"],
+            stdout=subprocess.PIPE, text=True))
+    speeds = [json.loads(p.communicate()[0]) for p in processes]
+    if any(p.returncode for p in processes):
+        raise subprocess.CalledProcessError(1, "udpipe1.py run")
+    return {"seconds": max(s["seconds"] for s in speeds),
+            "sentences": sum(s["sentences"] for s in speeds)}
+
+
 def table(result: dict) -> str:
-    rows = [("arcwise, raw text", result["arcwise"]["raw_text"],
-             result["arcwise"]["speed"]["sentences_per_second"])]
+    def processes(speed: dict) -> str:
+        return f" ({speed['workers']} processes)" if speed.get("workers", 1) > 1 else ""
+
+    speed = result["arcwise"]["speed"]
+    rows = [(f"arcwise, raw text{processes(speed)}", result["arcwise"]["raw_text"],
+             speed["sentences_per_second"])]
     if "udpipe" in result:
-        rows.append(("UDPipe 1, raw text", result["udpipe"]["raw_text"],
-                     result["udpipe"]["speed"]["sentences_per_second"]))
+        speed = result["udpipe"]["speed"]
+        rows.append((f"UDPipe 1, raw text{processes(speed)}", result["udpipe"]["raw_text"],
+                     speed["sentences_per_second"]))
     rows.append(("arcwise, gold tokens, predicted tags",
                  result["arcwise"]["gold_tokens_predicted_tags"], None))
     if "gold_tokens_gold_tags" in result["arcwise"]:
@@ -137,6 +173,9 @@ def main(argv: list[str] | None = None) -> dict:
                     help="the tagger's options (as arcwise train --tagger)")
     ap.add_argument("--tag-workers", type=int, default=1,
                     help="processes that train the jackknifing folds' taggers")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="processes of the timed raw-text runs, arcwise's and UDPipe's "
+                    "(arcwise parse --workers)")
     ap.add_argument("--workdir", type=Path, help="default: runs/pipeline/<treebank name>")
     ap.add_argument("--udpipe-python", default="/tmp/udpipe-venv/bin/python")
     ap.add_argument("--no-udpipe", action="store_true")
@@ -175,6 +214,7 @@ def main(argv: list[str] | None = None) -> dict:
     result = {"treebank": args.treebank.name, "name": name, "arcwise": run_arcwise(
         train, dev, test, workdir, system=args.system, epochs=args.epochs,
         tag_folds=args.tag_folds, tag_workers=args.tag_workers, seed=args.seed, tags=args.tags,
+        workers=args.workers,
         gold_tag_parser=not args.no_gold_tag_parser, say=say,
         options={"parser": parser_options, "tagger": tagger_options})}
     result["arcwise"]["parser_options"] = parser_options
@@ -187,7 +227,8 @@ def main(argv: list[str] | None = None) -> dict:
         else:
             say("UDPipe 1: training (its default settings) and running")
             try:
-                result["udpipe"] = run_udpipe(args.udpipe_python, train, dev or train, workdir)
+                result["udpipe"] = run_udpipe(args.udpipe_python, train, dev or train, workdir,
+                                              args.workers)
             except subprocess.CalledProcessError as error:
                 say(f"UDPipe 1 failed ({error}); arcwise's figures only")
     print(json.dumps(result, indent=1) if args.json else table(result))
@@ -202,20 +243,26 @@ RESULTS = BENCH / "results" / "pipeline"
 def rerun(args, name: str, workdir: Path, command: list[str]) -> dict:
     """A kept run's raw-text figures measured again with the models in its work folder."""
     import arcwise
-    from arcwise.experiments.raw_text import timed_text_run
+    from arcwise.experiments.raw_text import raw_text, timed_text_run
+    from arcwise.io import read_treebank
 
     kept_path = RESULTS / f"{name}.json"
     if not kept_path.exists() or not (workdir / "arcwise.pipeline").exists():
         sys.exit(f"{name}: no kept run with its models in {workdir} to rerun")
     kept = json.loads(kept_path.read_text())
-    out = workdir / "arcwise.raw.conllu"
+    out, warm_up = workdir / "arcwise.raw.conllu", workdir / "dev.txt"
+    dev = split(args.treebank, "dev")
+    if dev is not None and not warm_up.exists():
+        warm_up.write_text(raw_text(read_treebank(dev)))
     kept["arcwise"]["speed"] = timed_text_run(arcwise.load(workdir / "arcwise.pipeline"),
-                                              workdir / "test.txt", out)
+                                              workdir / "test.txt", out,
+                                              warm_up if dev is not None else None, args.workers)
     kept["arcwise"]["raw_text"] = conll18_scores(workdir / "gold.conllu", out)
     if udpipe_models(workdir) is not None and Path(args.udpipe_python).exists():
         trained = kept.get("udpipe", {}).get("train_seconds")
         kept["udpipe"] = {**run_udpipe(args.udpipe_python, workdir / "train.conllu",
-                                       workdir / "dev.conllu", workdir), "train_seconds": trained}
+                                       workdir / "dev.conllu", workdir, args.workers),
+                          "train_seconds": trained}
     kept["rerun"] = stamp(command)
     print(table(kept))
     if args.report:

@@ -505,3 +505,16 @@ def test_new_tree_rewrites_deps_basic_where_enhanced_else_underscore():
         t = conllu.with_tree(s, [-1, 0, 1], [ROOT, "root", "obj"])
         assert [line.split("\t")[8] for line in t.lines] == deps
         assert [line.split("\t")[9] for line in t.lines] == [line.split("\t")[9] for line in s.lines]
+
+
+def test_with_sent_id_replaces_or_adds_the_comment():
+    block = ("# text = Dogs bark\n1\tDogs\t_\t_\t_\t_\t2\tnsubj\t_\t_\n"
+             "2\tbark\t_\t_\t_\t_\t0\troot\t_\t_")
+    sentence = conllu.parse_block(block, "<test>", 1)
+    added = conllu.with_sent_id(sentence, "7")
+    assert conllu.format_sentence(added).startswith(
+        "# sent_id = 7\n# text = Dogs bark\n1\tDogs")
+    assert conllu.with_tree(added, [-1, 2, 0], ["<root>", "obj", "root"]).lines[2].split("\t")[7] \
+        == "obj"  # the words' lines are still found
+    replaced = conllu.with_sent_id(added, "8")
+    assert conllu.format_sentence(replaced) == conllu.format_sentence(added).replace("= 7", "= 8")

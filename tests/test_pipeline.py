@@ -132,3 +132,43 @@ def test_cli_train_tagger_and_pipeline_subset(tmp_path, capsys, monkeypatch):
                         "--system", "arc-eager", "--train", train_file, "-o", subset],
                        capsys, monkeypatch)
     assert code == 2 and "--components" in err and err.count("\n") == 1
+
+
+def test_parse_in_processes_writes_what_one_process_writes(model, test_slice, tmp_path, capsys,
+                                                          monkeypatch):
+    """`arcwise parse --workers 2`: chunks annotated by two processes, written in order, the
+    sentences of raw text numbered across chunks: byte for byte the one-process output."""
+    from arcwise.pipeline import in_processes
+
+    gold, raw = test_slice
+    monkeypatch.setattr(in_processes, "CHUNK_CHARACTERS", 300)  # several chunks each
+    monkeypatch.setattr(in_processes, "CHUNK_WORDS", 40)
+    for source, format in ((raw, "text"), (gold, "conllu")):
+        outputs = []
+        for workers in (1, 2):
+            out = tmp_path / f"{format}.{workers}.conllu"
+            code, _, err = run(["parse", "-m", model, "--input", format, source, "-o", out,
+                                "--workers", workers], capsys, monkeypatch)
+            assert code == 0, err
+            outputs.append(out.read_text())
+        assert outputs[0] == outputs[1]
+        assert [s.form for s in conllu.read(io.StringIO(outputs[1]))][-1][1:]  # parsed to the end
+    ids = [line for line in outputs[0].splitlines() if line.startswith("# sent_id")]
+    assert len(ids) == N_TEST
+
+
+def test_parse_in_processes_reports_a_workers_error_in_one_line(tmp_path, capsys, monkeypatch):
+    """An error raised in a worker (here: untagged input for a parser trained with tags and
+    no tagger) ends `arcwise parse --workers 2` as in one process: one line, exit 2, no
+    output file."""
+    sentences, dev = train_and_dev(N_TRAIN // 2, 3)
+    parser = tmp_path / "parser.arcwise"
+    train("arc-eager", sentences, epochs=1, transition_buckets=2**12,
+          label_buckets=2**10)[0].save(parser)
+    untagged = tmp_path / "untagged.conllu"
+    conllu.write(untagged, map(blanked, dev))
+    out = tmp_path / "out.conllu"
+    code, _, err = run(["parse", "-m", parser, untagged, "-o", out, "--workers", 2], capsys,
+                       monkeypatch)
+    assert code == 2 and err.count("\n") == 1 and "tags" in err, err
+    assert not out.exists()

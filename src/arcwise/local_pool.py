@@ -21,13 +21,15 @@ from arcwise.interrupts import SIGNALS, ignored
 
 
 @contextmanager
-def local_pool(workers: int, **options: Any) -> Iterator[ProcessPoolExecutor]:
-    """A pool of `workers` spawned processes (`options` as ProcessPoolExecutor's); submit
-    with `submitted`.  Leaving the block normally waits for the work; leaving it by an
-    exception kills the workers at once."""
+def local_pool(workers: int, initializer: Callable[..., Any] | None = None,
+               initargs: tuple = (), **options: Any) -> Iterator[ProcessPoolExecutor]:
+    """A pool of `workers` spawned processes, each running initializer(*initargs) first
+    (`options` as ProcessPoolExecutor's); submit with `submitted`.  Leaving the block
+    normally waits for the work; leaving it by an exception kills the workers at once."""
     before = set(multiprocessing.active_children())
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_signals_ignored, **options)
+                               initializer=_started, initargs=(initializer, initargs),
+                               **options)
     try:
         yield pool
     except BaseException:
@@ -47,6 +49,8 @@ def submitted(pool: ProcessPoolExecutor, function: Callable[..., Any],
         return [pool.submit(function, *arguments) for arguments in calls]
 
 
-def _signals_ignored() -> None:
+def _started(initializer: Callable[..., Any] | None, initargs: tuple) -> None:
     for s in SIGNALS:
         signal.signal(s, signal.SIG_IGN)
+    if initializer is not None:
+        initializer(*initargs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from contextlib import nullcontext
 
 import typer
 
@@ -39,6 +40,12 @@ def register(app: typer.Typer) -> None:
             help="Record in MISC the transition that built each word's arc (Transition=) and "
             "the heads transitions replaced (HeadHistory=); transition-based models only.",
         ),
+        workers: int = typer.Option(
+            1, "--workers", "-j", min=1,
+            help="Processes that annotate the input side by side, one thread each (the "
+            "model loaded in each); the output is the same, in the input's order. 1: one "
+            "process, whose compiled loops use every core.",
+        ),
     ) -> None:
         """Parse IN with MODEL; the output keeps every line and column but HEAD, DEPREL, DEPS.
 
@@ -58,6 +65,7 @@ def register(app: typer.Typer) -> None:
         import arcwise
         from arcwise.errors import ArcwiseError
         from arcwise.io import INPUT_FORMATS
+        from arcwise.pipeline.in_processes import InProcesses
 
         known = (*INPUT_FORMATS, "text")
         if input_format is not None and input_format not in known:
@@ -68,10 +76,11 @@ def register(app: typer.Typer) -> None:
             raise ArcwiseError(f"--input text: {model} has no tokenizer; give tokens "
                                "(--input tokens: one sentence per line) or a pipeline model "
                                "with a tokenizer (arcwise train --pipeline)")
-        with _progress(source != "-" and sys.stderr.isatty(), source) as progress:
+        with _progress(source != "-" and sys.stderr.isatty(), source) as progress, \
+                (InProcesses(parser, workers) if workers > 1 else nullcontext(parser)) as annotator:
             try:
-                parser.parse_file(source, output, format=format, single_root=single_root,
-                                  progress=progress, trace=trace)
+                annotator.parse_file(source, output, format=format, single_root=single_root,
+                                     progress=progress, trace=trace)
             except BrokenPipeError:  # whoever read our stdout has gone (`| head`): stop quietly
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 raise typer.Exit(1) from None

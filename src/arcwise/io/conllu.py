@@ -690,6 +690,22 @@ def without_tags(sentence: Sentence, columns: Sequence[str] = ("upos", "xpos", "
     return with_columns(sentence, **{c: (ROOT,) + ("_",) * sentence.n for c in columns})
 
 
+def with_sent_id(sentence: Sentence, sent_id: str) -> Sentence:
+    """A copy of `sentence` whose ``# sent_id`` comment says sent_id (a new first line
+    when it had none)."""
+    lines, word_lines = _lines(sentence)
+    lines = list(lines)
+    for k, line in enumerate(lines):
+        if not line.startswith("#"):
+            break
+        if line.startswith("# sent_id ="):
+            lines[k] = f"# sent_id = {sent_id}"
+            return dataclasses.replace(sentence, lines=lines,
+                                       word_lines=np.asarray(word_lines, dtype=np.int32))
+    return dataclasses.replace(sentence, lines=[f"# sent_id = {sent_id}", *lines],
+                               word_lines=np.asarray(word_lines, dtype=np.int32) + 1)
+
+
 def misc(sentence: Sentence) -> tuple[str, ...]:
     """The MISC column of every word (n + 1 entries, entry 0 ``_``); the tenth
     column, PDEPREL, of a CoNLL-X sentence."""

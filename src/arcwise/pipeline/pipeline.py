@@ -228,8 +228,14 @@ class Pipeline:
     @classmethod
     def load(cls, path: str | os.PathLike, mapped: bool = False) -> Pipeline:
         """A pipeline from its model file; any problem with the file is an `ArcwiseError`."""
-        source = os.fspath(path)
         arrays, meta = modelfile.load(path, mapped=mapped)
+        return cls.from_saved(arrays, meta, os.fspath(path))
+
+    @classmethod
+    def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any], source: str
+                   ) -> Pipeline:
+        """A pipeline from a model file's (arrays, metadata) (`saved`); source names the
+        file in messages."""
         parts = meta.get("pipeline")
         components = parts.get("components") if isinstance(parts, dict) else None
         if meta.get("system") != SYSTEM or not isinstance(components, list) or not components \

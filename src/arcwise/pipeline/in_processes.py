@@ -1,0 +1,160 @@
+"""A model's ``parse_file`` run by several processes side by side (`arcwise parse
+--workers N`, `bench/pipeline.py --workers N`).
+
+The main process reads the input and writes the output, in the input's order; each
+worker holds the model, one thread, and annotates a chunk at a time: the paragraphs of a
+raw text (tokenizes, tags and parses them) or a run of sentences.  A model's own threads
+(numba's, torch's) share out only some of its work, the compiled loops; processes share
+it all, tokenizer and Python included.  The output is the one `parse_file` writes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import BrokenExecutor, Future
+from contextlib import ExitStack, suppress
+from typing import IO, Any
+
+from arcwise.corpus import Sentence
+from arcwise.errors import ArcwiseError
+from arcwise.io import conllu, format_of, one_root_by_default, read_treebank
+from arcwise.local_pool import local_pool, submitted
+
+CHUNK_CHARACTERS = 16_000  # a chunk of raw text: whole paragraphs, about this many characters
+CHUNK_WORDS = 4_000  # a chunk of sentences: about this many words
+QUEUED = 2  # chunks waiting per worker, so that none waits for the main process
+WARM_UP_TEXT = "A first sentence, parsed while the worker starts. And a second one"
+
+_model: Any = None  # a worker's model, as a pipeline (`_load`)
+
+
+class InProcesses:
+    """`model` (a parser or a pipeline) loaded in `workers` processes; use it as a context
+    manager: ``with InProcesses(nlp, 2) as parallel: parallel.parse_file(text, out,
+    format="text")``.  The workers start (and load the model) on entering."""
+
+    def __init__(self, model: Any, workers: int):
+        if workers < 1:
+            raise ArcwiseError(f"--workers {workers}: use 1 or more")
+        self.model, self.workers = model, workers
+        self._exit = ExitStack()
+        self._pool: Any = None
+
+    def __enter__(self) -> InProcesses:
+        arrays, meta = self.model.saved()
+        self._pool = self._exit.enter_context(local_pool(
+            self.workers, initializer=_load, initargs=(arrays, meta)))
+        submitted(self._pool, _ready, [()] * self.workers)  # start them all now
+        return self
+
+    def __exit__(self, *exc_info: Any) -> bool | None:
+        self._pool = None
+        return self._exit.__exit__(*exc_info)
+
+    def parse_file(self, input: str | os.PathLike | IO, output: str | os.PathLike | IO, *,
+                   format: str | None = None, single_root: bool | None = None,
+                   progress: Callable[[int], Any] | None = None, trace: bool = False) -> int:
+        """As the model's ``parse_file`` (format "text" needs a pipeline with a tokenizer);
+        returns the sentence count."""
+        if self._pool is None:
+            raise RuntimeError("InProcesses.parse_file outside its with block")
+        if format == "text" and getattr(self.model, "tokenizer", None) is None:
+            raise ArcwiseError("this model has no tokenizer: give tokens (one sentence per "
+                               "line) or train a pipeline with a tokenizer")
+        if single_root is None:
+            single_root = one_root_by_default(format or format_of(input) or "conllu")
+        if format == "text":
+            from arcwise.io.tokens import paragraphs
+
+            chunks = _chunked(paragraphs(input), lambda p: len(p[2]), CHUNK_CHARACTERS)
+            work = _annotated_paragraphs
+        else:
+            chunks = _chunked(read_treebank(input, format), lambda s: s.n, CHUNK_WORDS)
+            work = _annotated_sentences
+
+        def annotated() -> Iterator[Sentence]:
+            count = 0
+            for sentences in self._in_order(work, chunks, single_root, trace):
+                if format == "text":  # each chunk numbered its sentences from 1
+                    sentences = [conllu.with_sent_id(s, str(count + k))
+                                 for k, s in enumerate(sentences, 1)]
+                count += len(sentences)
+                yield from sentences
+                if progress is not None:
+                    progress(len(sentences))
+
+        return conllu.write(output, annotated())
+
+    def _in_order(self, work: Callable, chunks: Iterable[list], *arguments: Any
+                  ) -> Iterator[list[Sentence]]:
+        """work(chunk, *arguments) of each chunk, done by the workers, in the chunks' order."""
+        waiting: deque[Future] = deque()
+        chunks = iter(chunks)
+        try:
+            while True:
+                while len(waiting) < QUEUED * self.workers and (chunk := next(chunks, None)):
+                    waiting.extend(submitted(self._pool, work, [(chunk, *arguments)]))
+                if not waiting:
+                    return
+                yield waiting.popleft().result()
+        except BrokenExecutor:
+            raise ArcwiseError("a parsing process ended abruptly (out of memory?)") from None
+        finally:
+            for future in waiting:
+                future.cancel()
+
+
+def _chunked(items: Iterable, size: Callable[[Any], int], limit: int) -> Iterator[list]:
+    """Lists of consecutive items, each ended by the item that brings its size to limit."""
+    chunk, total = [], 0
+    for item in items:
+        chunk.append(item)
+        total += size(item)
+        if total >= limit:
+            yield chunk
+            chunk, total = [], 0
+    if chunk:
+        yield chunk
+
+
+# --- in the workers -------------------------------------------------------------------
+
+def _load(arrays: dict, meta: dict) -> None:
+    """The worker's model, with one thread for numba and torch (the workers are the threads)."""
+    global _model
+    import numba
+
+    from arcwise.models.kinds import from_saved
+    from arcwise.pipeline.pipeline import Pipeline
+
+    model = from_saved(arrays, meta, "model")
+    _model = model if isinstance(model, Pipeline) else model.as_pipeline()
+    numba.set_num_threads(1)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    with suppress(ArcwiseError):  # warm up: compiled code loaded before the first chunk
+        _model(WARM_UP_TEXT if _model.tokenizer is not None else WARM_UP_TEXT.split())
+
+
+def _ready() -> None:
+    """Nothing: a task that makes the pool start its workers."""
+
+
+def _annotated_sentences(sentences: list[Sentence], single_root: bool, trace: bool
+                         ) -> list[Sentence]:
+    return _model.annotate(sentences, single_root=single_root, trace=trace)
+
+
+def _annotated_paragraphs(paragraphs: list[tuple[str, int, str]], single_root: bool,
+                          trace: bool) -> list[Sentence]:
+    """The sentences of (file name, first line, text) paragraphs, numbered from 1, annotated."""
+    sentences: list[Sentence] = []
+    for name, first_line, text in paragraphs:
+        sentences += _model.sentences_of_text(text, len(sentences) + 1, name, first_line)
+    return _annotated_sentences(sentences, single_root, trace)
+
+
+__all__ = ["InProcesses"]
