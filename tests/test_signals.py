@@ -29,14 +29,15 @@ def large_input(tmp_path_factory):
 
 
 @contextlib.contextmanager
-def started_parse(model, source, directory, ignored=()):
-    """A running `arcwise parse MODEL SOURCE -o out.conllu` in `directory`, killed if the
-    test fails before it ends; it starts with the signals in `ignored` ignored, the others
-    at their defaults."""
+def started_parse(model, source, directory, ignored=(), options=()):
+    """A running `arcwise parse MODEL SOURCE -o out.conllu [OPTIONS]` in `directory`, killed
+    if the test fails before it ends, leading a process group of its own; it starts with
+    the signals in `ignored` ignored, the others at their defaults."""
     env = dict(os.environ, PYTHONPATH=str(SRC))
-    command = [sys.executable, "-m", "arcwise", "parse", "-m", model, source, "-o", "out.conllu"]
+    command = [sys.executable, "-m", "arcwise", "parse", "-m", model, source, "-o", "out.conllu",
+               *options]
     process = subprocess.Popen(command, cwd=directory, env=env,
-                               preexec_fn=dispositions(ignored),
+                               preexec_fn=dispositions(ignored), process_group=0,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         yield process
@@ -125,3 +126,35 @@ def test_an_ignored_signal_stays_ignored(tiny_model, large_input, tmp_path, igno
         assert process.poll() is None
         process.send_signal(stopping)
         assert_stopped_cleanly(process, stopping, tmp_path)
+
+
+def group(pgid: int) -> set[int]:
+    """The processes (no zombies) of process group `pgid`."""
+    found = set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                found.add(int(pid))
+    return found
+
+
+@pytest.mark.parametrize("moment", ["spawning", "writing"])
+def test_ctrl_c_stops_a_parse_in_processes_cleanly(tiny_model, large_input, tmp_path, moment):
+    """`arcwise parse --workers 2`: a Ctrl-C while the workers are being started (when
+    they hold signals back) or while they parse stops it as in one process, and no worker
+    is left."""
+    with started_parse(tiny_model[0], large_input, tmp_path,
+                       options=("--workers", "2")) as process:
+        deadline = time.monotonic() + 120
+        while len(group(process.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.002)
+        if moment == "writing":
+            wait_for_output(process, tmp_path)
+        process.send_signal(signal.SIGINT)
+        assert_stopped_cleanly(process, signal.SIGINT, tmp_path)
+    deadline = time.monotonic() + 10  # the workers are killed; the tracker sees the end
+    while group(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not group(process.pid)

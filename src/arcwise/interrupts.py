@@ -63,11 +63,26 @@ def installed() -> Iterator[None]:
 
 
 @contextmanager
-def ignored() -> Iterator[None]:
-    """Within the block, SIGINT, SIGTERM and SIGHUP are ignored (processes started in it
-    inherit that); the previous handlers come back after it.  Main thread only."""
-    with _handlers(lambda previous: signal.SIG_IGN):
-        yield
+def blocked() -> Iterator[None]:
+    """Within the block, SIGINT, SIGTERM and SIGHUP wait: blocked in this thread (processes
+    started in it begin with them blocked) and held by Python (another thread may take one
+    in); the first one that came is delivered when the block ends."""
+    held: list[int] = []
+
+    def hold(previous: Any) -> Any:
+        return previous if previous is signal.SIG_IGN else lambda signum, _: held.append(signum)
+
+    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    try:
+        with _handlers(hold):
+            try:
+                yield
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+    if held:
+        signal.raise_signal(held[0])
 
 
 @contextmanager

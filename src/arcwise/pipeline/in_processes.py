@@ -47,7 +47,8 @@ class InProcesses:
         arrays, meta = self.model.saved()
         self._pool = self._exit.enter_context(local_pool(
             self.workers, initializer=_load, initargs=(arrays, meta)))
-        submitted(self._pool, _ready, [()] * self.workers)  # start them all now
+        # start them all now, signals ignored (`submitted`); later submissions start none
+        submitted(self._pool, _ready, [()] * self.workers)
         return self
 
     def __exit__(self, *exc_info: Any) -> bool | None:
@@ -96,7 +97,7 @@ class InProcesses:
         try:
             while True:
                 while len(waiting) < QUEUED * self.workers and (chunk := next(chunks, None)):
-                    waiting.extend(submitted(self._pool, work, [(chunk, *arguments)]))
+                    waiting.append(self._pool.submit(work, chunk, *arguments))
                 if not waiting:
                     return
                 yield waiting.popleft().result()
