@@ -286,7 +286,11 @@ def store(result: dict) -> None:
     lines = ["## From raw text to trees: arcwise's pipeline beside UDPipe 1", "",
              "Issue #17: each system trained on the treebank's train split (dev for its epochs "
              "or heldout data) and run on the plain text of its test split; scores by the "
-             "CoNLL 2018 scorer (udeval); sentences/s from text to CoNLL-U, model loaded."]
+             "CoNLL 2018 scorer (udeval); sentences/s from text to CoNLL-U, model loaded and "
+             "warmed up (on dev's text since aa38113, before on the test text's first 20 "
+             "sentences), in one process unless the row says how many (`--workers`: "
+             "`arcwise parse --workers`; UDPipe 1 as that many processes on shares of the "
+             "paragraphs)."]
     for kept in kept_results:
         arcwise_seconds = kept["arcwise"]["train_seconds"]
         udpipe = kept.get("udpipe", {})
