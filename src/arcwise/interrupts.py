@@ -72,15 +72,12 @@ def blocked() -> Iterator[None]:
     def hold(previous: Any) -> Any:
         return previous if previous is signal.SIG_IGN else lambda signum, _: held.append(signum)
 
-    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
-    try:
-        with _handlers(hold):
-            try:
-                yield
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+    with _handlers(hold):
+        previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+        try:
+            yield
+        finally:  # those that came while blocked now reach `hold`
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
     if held:
         signal.raise_signal(held[0])
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from contextlib import nullcontext
 
 import typer
 
@@ -65,7 +64,7 @@ def register(app: typer.Typer) -> None:
         import arcwise
         from arcwise.errors import ArcwiseError
         from arcwise.io import INPUT_FORMATS
-        from arcwise.pipeline.in_processes import InProcesses
+        from arcwise.pipeline.in_processes import annotator
 
         known = (*INPUT_FORMATS, "text")
         if input_format is not None and input_format not in known:
@@ -77,10 +76,10 @@ def register(app: typer.Typer) -> None:
                                "(--input tokens: one sentence per line) or a pipeline model "
                                "with a tokenizer (arcwise train --pipeline)")
         with _progress(source != "-" and sys.stderr.isatty(), source) as progress, \
-                (InProcesses(parser, workers) if workers > 1 else nullcontext(parser)) as annotator:
+                annotator(parser, workers) as parsing:
             try:
-                annotator.parse_file(source, output, format=format, single_root=single_root,
-                                     progress=progress, trace=trace)
+                parsing.parse_file(source, output, format=format, single_root=single_root,
+                                   progress=progress, trace=trace)
             except BrokenPipeError:  # whoever read our stdout has gone (`| head`): stop quietly
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 raise typer.Exit(1) from None

@@ -11,13 +11,12 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from arcwise.eval.conll18 import conll18_scores
 from arcwise.io import conllu, read_treebank
-from arcwise.pipeline.in_processes import InProcesses
+from arcwise.pipeline.in_processes import annotator
 from arcwise.pipeline.pipeline import Pipeline
 from arcwise.pipeline.tokenizer import training_text
 from arcwise.pipeline.training import train_pipeline
@@ -70,10 +69,10 @@ def timed_text_run(nlp: Pipeline, text: Path, out: Path, warm_up: Path | None = 
         warm_up = out.with_suffix(".warm.txt")
         warm_up.write_text("\n".join(itertools.islice(text.read_text().splitlines(),
                                                       WARM_UP_SENTENCES)) + "\n")
-    with InProcesses(nlp, workers) if workers > 1 else nullcontext(nlp) as annotator:
-        annotator.parse_file(warm_up, out, format="text")
+    with annotator(nlp, workers) as parsing:
+        parsing.parse_file(warm_up, out, format="text")
         start = time.perf_counter()
-        sentences = annotator.parse_file(text, out, format="text")
+        sentences = parsing.parse_file(text, out, format="text")
         seconds = time.perf_counter() - start
     return {"seconds": seconds, "sentences": sentences,
             "sentences_per_second": sentences / max(seconds, 1e-9), "workers": workers}

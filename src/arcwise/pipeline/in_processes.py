@@ -15,13 +15,14 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import BrokenExecutor, Future
-from contextlib import ExitStack, suppress
+from contextlib import ExitStack, nullcontext, suppress
 from typing import IO, Any
 
 from arcwise.corpus import Sentence
 from arcwise.errors import ArcwiseError
 from arcwise.io import conllu, format_of, one_root_by_default, read_treebank
 from arcwise.local_pool import local_pool, submitted
+from arcwise.pipeline.pipeline import NO_TOKENIZER, Pipeline
 
 CHUNK_CHARACTERS = 16_000  # a chunk of raw text: whole paragraphs, about this many characters
 CHUNK_WORDS = 4_000  # a chunk of sentences: about this many words
@@ -29,6 +30,12 @@ QUEUED = 2  # chunks waiting per worker, so that none waits for the main process
 WARM_UP_TEXT = "A first sentence, parsed while the worker starts. And a second one"
 
 _model: Any = None  # a worker's model, as a pipeline (`_load`)
+
+
+def annotator(model: Any, workers: int) -> Any:
+    """A context manager giving what parses files with `model`: `InProcesses` for more
+    than one worker, else the model itself."""
+    return InProcesses(model, workers) if workers > 1 else nullcontext(model)
 
 
 class InProcesses:
@@ -47,7 +54,7 @@ class InProcesses:
         arrays, meta = self.model.saved()
         self._pool = self._exit.enter_context(local_pool(
             self.workers, initializer=_load, initargs=(arrays, meta)))
-        # start them all now, signals ignored (`submitted`); later submissions start none
+        # start them all now, signals held back (`submitted`); later submissions start none
         submitted(self._pool, _ready, [()] * self.workers)
         return self
 
@@ -63,8 +70,7 @@ class InProcesses:
         if self._pool is None:
             raise RuntimeError("InProcesses.parse_file outside its with block")
         if format == "text" and getattr(self.model, "tokenizer", None) is None:
-            raise ArcwiseError("this model has no tokenizer: give tokens (one sentence per "
-                               "line) or train a pipeline with a tokenizer")
+            raise ArcwiseError(NO_TOKENIZER)
         if single_root is None:
             single_root = one_root_by_default(format or format_of(input) or "conllu")
         if format == "text":
@@ -129,7 +135,6 @@ def _load(arrays: dict, meta: dict) -> None:
     import numba
 
     from arcwise.models.kinds import from_saved
-    from arcwise.pipeline.pipeline import Pipeline
 
     model = from_saved(arrays, meta, "model")
     _model = model if isinstance(model, Pipeline) else model.as_pipeline()
@@ -152,10 +157,8 @@ def _annotated_sentences(sentences: list[Sentence], single_root: bool, trace: bo
 def _annotated_paragraphs(paragraphs: list[tuple[str, int, str]], single_root: bool,
                           trace: bool) -> list[Sentence]:
     """The sentences of (file name, first line, text) paragraphs, numbered from 1, annotated."""
-    sentences: list[Sentence] = []
-    for name, first_line, text in paragraphs:
-        sentences += _model.sentences_of_text(text, len(sentences) + 1, name, first_line)
-    return _annotated_sentences(sentences, single_root, trace)
+    return _annotated_sentences(list(_model.sentences_of_paragraphs(paragraphs)), single_root,
+                                trace)
 
 
-__all__ = ["InProcesses"]
+__all__ = ["InProcesses", "annotator"]

@@ -38,6 +38,8 @@ from arcwise.vocab import TAG_COLUMNS, untagged
 SYSTEM = "pipeline"
 COMPONENTS = ("tokenizer", "tagger", "parser")
 BATCH_SENTENCES = 4096
+NO_TOKENIZER = ("this model has no tokenizer: give tokens (one sentence per line) or train a "
+                "pipeline with a tokenizer")
 
 
 ATTACHED = ",;!?"  # punctuation never part of a word when it ends one, in any UD treebank
@@ -168,8 +170,14 @@ class Pipeline:
             return
         from arcwise.io.tokens import paragraphs
 
+        yield from self.sentences_of_paragraphs(paragraphs(input))
+
+    def sentences_of_paragraphs(self, paragraphs: Iterable[tuple[str, int, str]]
+                                ) -> Iterator[Sentence]:
+        """The sentences of (file name, first line, text) paragraphs (`sentences_of_text`),
+        numbered from 1 across them."""
         count = 0
-        for name, first_line, text in paragraphs(input):
+        for name, first_line, text in paragraphs:
             sentences = self.sentences_of_text(text, count + 1, name, first_line)
             count += len(sentences)
             yield from sentences
@@ -184,8 +192,7 @@ class Pipeline:
         from arcwise.io import format_of
 
         if format == "text" and self.tokenizer is None:
-            raise ArcwiseError("this model has no tokenizer: give tokens (one sentence per "
-                               "line) or train a pipeline with a tokenizer")
+            raise ArcwiseError(NO_TOKENIZER)
         if single_root is None:
             single_root = one_root_by_default(format or format_of(input) or "conllu")
         sentences = self.read(input, format)
