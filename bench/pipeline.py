@@ -1,7 +1,7 @@
 """From raw text to trees on one treebank: arcwise's pipeline beside UDPipe 1 (issue #17, item 6).
 
     .venv/bin/python bench/pipeline.py --treebank DIR [--system arc-eager] [--epochs N]
-        [--model perceptron|bilstm] [--neural KEY=VALUE ...] [--tagger KEY=VALUE ...]
+        [--model perceptron|bilstm|biaffine] [--neural KEY=VALUE ...] [--tagger KEY=VALUE ...]
         [--tags predicted|gold|none] [--tag-folds 10] [--tag-workers 1] [--workers 1]
         [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
         [--report] [--rerun]
@@ -16,11 +16,13 @@ CoNLL-U with the model loaded and warm (after parsing dev's text), in --workers 
 (`arcwise parse --workers`; UDPipe as that many processes, each on its share of the
 paragraphs).  arcwise is also scored from the gold tokens of
 test, with its predicted tags and with a parser trained and run on gold tags.
---model bilstm makes the parser a BiLSTM transition parser (`--neural`: its options, as
-`arcwise train --neural`); its result is kept apart from the perceptron's, and so is one
+--model bilstm makes the parser a BiLSTM transition parser, --system mst --model biaffine
+the biaffine graph-based parser (`--neural`: its options, as `arcwise train --neural`); its
+result is kept apart from the perceptron's, and so is one
 with another tagger (`--tagger model=bilstm ...`, as `arcwise train --tagger`), and one
 whose parser trains on gold tags or none (`--tags`, as `arcwise train --tags`; with none the
-parser reads words only, and its gold-tag row is that same parser on gold-tagged input).  --report
+parser reads words only; with either, its gold-tag row is that same parser on gold-tagged
+input).  --report
 keeps the result in bench/results/pipeline/ and rewrites the pipeline section of RESULTS.md
 from every kept one, with the git revision, machine and load it was measured at.
 --rerun runs the models in the work folder again from raw text (arcwise's, and UDPipe's
@@ -165,10 +167,11 @@ def main(argv: list[str] | None = None) -> dict:
                     help="what the parser trains on (arcwise train --tags); kept apart "
                     "unless predicted")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--model", choices=("perceptron", "bilstm"), default="perceptron",
-                    help="the parser's model")
+    ap.add_argument("--model", choices=("perceptron", "bilstm", "biaffine"),
+                    default="perceptron",
+                    help="the parser's model (biaffine: with --system mst)")
     ap.add_argument("--neural", action="append", default=[], metavar="KEY=VALUE",
-                    help="options of a bilstm parser (as arcwise train --neural)")
+                    help="options of a neural parser (as arcwise train --neural)")
     ap.add_argument("--tagger", action="append", default=[], metavar="KEY=VALUE",
                     help="the tagger's options (as arcwise train --tagger)")
     ap.add_argument("--tag-workers", type=int, default=1,
@@ -186,18 +189,20 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--rerun", action="store_true",
                     help="run, score and time the work folder's models again (see above)")
     args = ap.parse_args(argv)
-    from arcwise.cli.train import parse_neural, parse_tagger
+    from arcwise.cli.train import checked_model, parse_tagger
     from arcwise.errors import ArcwiseError
 
     try:
-        neural = parse_neural(args.neural, args.model)
+        neural = checked_model(args.system, args.model, args.neural)
         tagger_options = parse_tagger(args.tagger)
     except ArcwiseError as error:
         sys.exit(f"bench/pipeline.py: {error}")
     parser_options = {} if args.model == "perceptron" else {"model": args.model,
                                                             "neural": neural}
     tagger_model = tagger_options.get("model", "perceptron")
-    name = (args.treebank.name + ("" if args.model == "perceptron" else f".{args.model}")
+    name = (args.treebank.name
+            + ("" if args.system == "arc-eager" or args.model == "biaffine" else f".{args.system}")
+            + ("" if args.model == "perceptron" else f".{args.model}")
             + ("" if tagger_model == "perceptron" else f".tagger-{tagger_model}")
             + ("" if args.tags == "predicted" else f".tags-{args.tags}"))
     train, dev, test = (split(args.treebank, s) for s in ("train", "dev", "test"))

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from arcwise.eval.metrics import evaluate
-from arcwise.experiments.raw_text import transition_parser_trainer, without_tags
+from arcwise.experiments.raw_text import parser_trainer, without_tags
 from arcwise.io import read_treebank
 from arcwise.pipeline.predicted_tags import tag_accuracy, with_gold_columns
 from arcwise.pipeline.training import train_pipeline
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> dict:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    train_with_dev = transition_parser_trainer("arc-eager", args.epochs, args.seed, say)
+    train_with_dev = parser_trainer("arc-eager", args.epochs, args.seed, say)
 
     def train_parser(train_sentences, _):  # no dev: the last epoch is kept
         return train_with_dev(train_sentences, None)

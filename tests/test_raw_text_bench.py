@@ -155,6 +155,37 @@ def test_the_bench_runs_a_bilstm_parser_without_tags_and_keeps_it_apart(tmp_path
 
 
 @pytest.mark.neural
+def test_the_bench_runs_a_biaffine_parser_on_gold_tags_without_retraining(tmp_path, kept_bench):
+    """bench/pipeline.py --system mst --model biaffine --tags gold: the pipeline's parser is
+    the biaffine graph-based parser, trained on gold tags, and its gold-tag row is that same
+    parser's (nothing retrained: its training log has one parser); --model biaffine needs
+    --system mst."""
+    import arcwise
+
+    bench, sections = kept_bench
+    with pytest.raises(SystemExit, match="does not train --system arc-eager"):
+        bench.main(["--treebank", str(tmp_path), "--model", "biaffine"])
+    result = bench.main([
+        "--treebank", str(tmp_path), "--workdir", str(tmp_path / "work"), "--no-udpipe",
+        "--tags", "gold", "--epochs", "1", "--system", "mst", "--model", "biaffine",
+        "--neural", "word=8", "--neural", "lstm=8", "--neural", "arc=8",
+        "--neural", "label=8", "--neural", "threads=1", "--report"])
+    name = f"{tmp_path.name}.biaffine.tags-gold"
+    assert result["name"] == name and result["arcwise"]["parser_tags"] == "gold"
+    assert "gold_tag_parser_train_seconds" not in result["arcwise"]
+    parser = arcwise.load(tmp_path / "work" / "arcwise.pipeline").parser
+    assert type(parser).__name__ == "BiaffineParser"
+    gold_tags = result["arcwise"]["gold_tokens_gold_tags"]
+    out = tmp_path / "again.conllu"
+    parser.parse_file(tmp_path / "work" / "gold.conllu", out)
+    from arcwise.eval.conll18 import conll18_scores
+
+    assert conll18_scores(tmp_path / "work" / "gold.conllu", out)["LAS"] == gold_tags["LAS"]
+    assert "biaffine (word=8, lstm=8, arc=8, label=8, threads=1) parser, tags: gold" in (
+        sections["pipeline"])
+
+
+@pytest.mark.neural
 def test_the_bench_jackknifes_with_a_bilstm_tagger_in_two_processes(tmp_path, kept_bench):
     """bench/pipeline.py --tagger model=bilstm --tag-workers 2: the pipeline's tagger is a
     BiLSTM with those options, the folds' taggers train in two processes, and the result is

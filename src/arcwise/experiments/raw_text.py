@@ -35,18 +35,22 @@ def without_tags(sentence):
     return conllu.without_tags(sentence, ("lemma", *TAG_COLUMNS))
 
 
-def transition_parser_trainer(system: str, epochs: int | None, seed: int,
-                              say: Callable[[str], Any], **options: Any) -> Callable:
-    """A `train_pipeline` parser trainer: `arcwise.train.train` with the dynamic oracle (as
-    `arcwise train`) unless `options` say otherwise, a line per epoch."""
-    from arcwise.train import train
+def parser_trainer(system: str, epochs: int | None, seed: int,
+                   say: Callable[[str], Any], **options: Any) -> Callable:
+    """A `train_pipeline` parser trainer of `system` (`arcwise.models.kinds.train_system`:
+    a transition system, with the dynamic oracle as `arcwise train` unless `options` say
+    otherwise, or a graph-based parser, mst), a line per epoch."""
+    from arcwise.models.kinds import is_graph_system, train_system
 
-    options = {"oracle": "dynamic", **options}
+    options = dict(options) if is_graph_system(system) else {"oracle": "dynamic", **options}
+
+    if epochs is not None:  # else the trainer's default
+        options["epochs"] = epochs
 
     def train_parser(sentences, dev):
-        return train(system, sentences, dev, epochs=epochs, seed=seed, **options,
-                     progress=lambda e: say(f"parser {system} epoch {e['epoch']}: "
-                                            + epoch_summary(e)))
+        return train_system(system, sentences, dev, seed=seed, **options,
+                            progress=lambda e: say(f"parser {system} epoch {e['epoch']}: "
+                                                   + epoch_summary(e)))
     return train_parser
 
 
@@ -87,8 +91,8 @@ def run_arcwise(train_path: Path, dev_path: Path | None, test_path: Path, workdi
     """Train arcwise's pipeline and score it (see the module docstring); the files go to
     workdir: gold.conllu, test.txt (its raw text), dev.txt (the warm-up before timing),
     arcwise.pipeline and the outputs.  workers: processes of the timed raw-text run.
-    tags: what its parser trains on (`train_pipeline`); with "none" the gold-tag figure is
-    the same parser's on gold-tagged input (it reads no tags), nothing retrained.
+    tags: what its parser trains on (`train_pipeline`); unless "predicted" the gold-tag
+    figure is the same parser's on gold-tagged input, nothing retrained.
     options: {"tokenizer" | "tagger" | "parser": keyword arguments of its training}."""
     options = options or {}
     workdir.mkdir(parents=True, exist_ok=True)
@@ -101,8 +105,7 @@ def run_arcwise(train_path: Path, dev_path: Path | None, test_path: Path, workdi
     warm_up = workdir / "dev.txt" if dev else None
     if warm_up:
         warm_up.write_text(raw_text(dev))
-    train_parser = transition_parser_trainer(system, epochs, seed, say,
-                                             **options.get("parser", {}))
+    train_parser = parser_trainer(system, epochs, seed, say, **options.get("parser", {}))
     start = time.perf_counter()
     nlp, log = train_pipeline(train, dev, train_parser=train_parser, tags=tags,
                               tag_folds=tag_folds, tag_workers=tag_workers, seed=seed,
@@ -124,7 +127,7 @@ def run_arcwise(train_path: Path, dev_path: Path | None, test_path: Path, workdi
     result["gold_tokens_predicted_tags"] = conll18_scores(gold, out)
     if gold_tag_parser:
         parser = nlp.parser
-        if tags != "none":
+        if tags == "predicted":
             say("parser on gold tags")
             start = time.perf_counter()
             parser, _ = train_parser(train, dev)
