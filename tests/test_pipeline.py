@@ -157,6 +157,54 @@ def test_parse_in_processes_writes_what_one_process_writes(model, test_slice, tm
     assert len(ids) == N_TEST
 
 
+def test_parse_in_processes_builds_the_model_in_the_workers_only(model, test_slice, tmp_path,
+                                                                capsys, monkeypatch):
+    """`arcwise parse --workers 2` checks the model file but never builds the model in the
+    main process (only the workers hold it: the memory of one model less)."""
+    def not_here(*args, **kwargs):
+        raise AssertionError("the main process built the model")
+
+    _, raw = test_slice
+    expected = tmp_path / "expected.conllu"
+    arcwise.load(model).parse_file(raw, expected, format="text")
+    monkeypatch.setattr(Pipeline, "from_saved", classmethod(not_here))
+    out = tmp_path / "out.conllu"
+    code, _, err = run(["parse", "-m", model, "--input", "text", raw, "-o", out, "--workers", 2],
+                       capsys, monkeypatch)
+    assert code == 0, err
+    assert out.read_text() == expected.read_text()
+
+
+def test_parse_in_processes_reports_a_bad_model_in_one_line(model, test_slice, tmp_path, capsys,
+                                                            monkeypatch):
+    """With --workers 2, a model file that cannot be read, one without a tokenizer given
+    text, and one whose metadata only building the model finds wrong (in the workers) end
+    the command as in one process: one line naming the problem, exit 2, no output."""
+    from arcwise.models import modelfile
+
+    _, raw = test_slice
+    truncated = tmp_path / "truncated.arcwise"
+    truncated.write_bytes(model.read_bytes()[:1000])
+    no_tokenizer = tmp_path / "no-tokenizer.arcwise"
+    nlp = arcwise.load(model)
+    Pipeline(None, nlp.tagger, nlp.parser).save(no_tokenizer)
+    bad_tagger = tmp_path / "bad-tagger.arcwise"
+    arrays, meta = nlp.saved()
+    meta["pipeline"]["tagger"]["model"] = 5
+    modelfile.save(bad_tagger, arrays, meta)
+    for path, problem in ((truncated, "truncated.arcwise"), (no_tokenizer, "no tokenizer"),
+                          (bad_tagger, "bad tagger metadata")):
+        out = tmp_path / "out.conllu"
+        errors = []
+        for workers in (1, 2):
+            code, _, err = run(["parse", "-m", path, "--input", "text", raw, "-o", out,
+                                "--workers", workers], capsys, monkeypatch)
+            assert code == 2 and err.count("\n") == 1 and problem in err, err
+            assert not out.exists()
+            errors.append(err)
+        assert errors[0] == errors[1]
+
+
 def test_parse_in_processes_reports_a_workers_error_in_one_line(tmp_path, capsys, monkeypatch):
     """An error raised in a worker (here: untagged input for a parser trained with tags and
     no tagger) ends `arcwise parse --workers 2` as in one process: one line, exit 2, no

@@ -64,14 +64,15 @@ def register(app: typer.Typer) -> None:
         import arcwise
         from arcwise.errors import ArcwiseError
         from arcwise.io import INPUT_FORMATS
-        from arcwise.pipeline.in_processes import annotator
+        from arcwise.pipeline.in_processes import InProcesses, annotator, has_tokenizer
 
         known = (*INPUT_FORMATS, "text")
         if input_format is not None and input_format not in known:
             raise ArcwiseError(f"--input {input_format}: use one of {', '.join(known)}")
         format = None if input_format == "conllu" else input_format
-        parser = arcwise.load(model)
-        if format == "text" and getattr(parser, "tokenizer", None) is None:
+        # in processes, only the workers build the model: this one checks its file
+        parser = InProcesses(model, workers) if workers > 1 else arcwise.load(model)
+        if format == "text" and not has_tokenizer(parser):
             raise ArcwiseError(f"--input text: {model} has no tokenizer; give tokens "
                                "(--input tokens: one sentence per line) or a pipeline model "
                                "with a tokenizer (arcwise train --pipeline)")

@@ -3,7 +3,9 @@
 
 The main process reads the input and writes the output, in the input's order; each
 worker holds the model, one thread, and annotates a chunk at a time: the paragraphs of a
-raw text (tokenizes, tags and parses them) or a run of sentences.  A model's own threads
+raw text (tokenizes, tags and parses them) or a run of sentences.  Given the model file's
+path, the main process checks the file but never builds the model (nor imports torch for
+it): only the workers hold it.  A model's own threads
 (numba's, torch's) share out only some of its work, the compiled loops; processes share
 it all, tokenizer and Python included.  The output is the one `parse_file` writes.
 """
@@ -22,7 +24,9 @@ from arcwise.corpus import Sentence
 from arcwise.errors import ArcwiseError
 from arcwise.io import conllu, format_of, one_root_by_default, read_treebank
 from arcwise.local_pool import local_pool, submitted
-from arcwise.pipeline.pipeline import NO_TOKENIZER, Pipeline
+from arcwise.models import modelfile
+from arcwise.models.kinds import kind_of
+from arcwise.pipeline.pipeline import NO_TOKENIZER, Pipeline, components_of
 
 CHUNK_CHARACTERS = 16_000  # a chunk of raw text: whole paragraphs, about this many characters
 CHUNK_WORDS = 4_000  # a chunk of sentences: about this many words
@@ -30,32 +34,58 @@ QUEUED = 2  # chunks waiting per worker, so that none waits for the main process
 WARM_UP_TEXT = "A first sentence, parsed while the worker starts. And a second one"
 
 _model: Any = None  # a worker's model, as a pipeline (`_load`)
+_failure: ArcwiseError | None = None  # why a worker could not build it
 
 
 def annotator(model: Any, workers: int) -> Any:
-    """A context manager giving what parses files with `model`: `InProcesses` for more
-    than one worker, else the model itself."""
+    """A context manager giving what parses files with `model` (a parser, a pipeline, or
+    `InProcesses` already made): `InProcesses` for more than one worker, else the model
+    itself."""
+    if isinstance(model, InProcesses):
+        return model
     return InProcesses(model, workers) if workers > 1 else nullcontext(model)
 
 
+def has_tokenizer(model: Any) -> bool:
+    """Does this model (or `InProcesses`) read raw text?"""
+    if isinstance(model, InProcesses):
+        return model.reads_text
+    return getattr(model, "tokenizer", None) is not None
+
+
 class InProcesses:
-    """`model` (a parser or a pipeline) loaded in `workers` processes; use it as a context
-    manager: ``with InProcesses(nlp, 2) as parallel: parallel.parse_file(text, out,
-    format="text")``.  The workers start (and load the model) on entering."""
+    """`model` (a parser or a pipeline, or the path of its model file) loaded in `workers`
+    processes; use it as a context manager: ``with InProcesses(nlp, 2) as parallel:
+    parallel.parse_file(text, out, format="text")``.  The workers start and build the
+    model on entering; a model file is checked first (`ArcwiseError`)."""
 
     def __init__(self, model: Any, workers: int):
         if workers < 1:
             raise ArcwiseError(f"--workers {workers}: use 1 or more")
         self.model, self.workers = model, workers
+        if isinstance(model, (str, os.PathLike)):
+            _, meta = modelfile.load(model)  # every part checked, then let go
+            components = (components_of(meta, os.fspath(model)) if kind_of(meta) == "pipeline"
+                          else ["parser"])
+            self.reads_text = "tokenizer" in components
+        else:
+            self.reads_text = has_tokenizer(model)
         self._exit = ExitStack()
         self._pool: Any = None
 
     def __enter__(self) -> InProcesses:
-        arrays, meta = self.model.saved()
+        model = (os.fspath(self.model) if isinstance(self.model, (str, os.PathLike))
+                 else self.model.saved())
         self._pool = self._exit.enter_context(local_pool(
-            self.workers, initializer=_load, initargs=(arrays, meta)))
-        # start them all now, signals held back (`submitted`); later submissions start none
-        submitted(self._pool, _ready, [()] * self.workers)
+            self.workers, initializer=_load, initargs=(model,)))
+        try:
+            # start them all now, signals held back (`submitted`); later submissions start
+            # none; a worker that could not build the model says why
+            for ready in submitted(self._pool, _ready, [()] * self.workers):
+                ready.result()
+        except BaseException:
+            self._exit.__exit__(*sys.exc_info())
+            raise
         return self
 
     def __exit__(self, *exc_info: Any) -> bool | None:
@@ -69,7 +99,7 @@ class InProcesses:
         returns the sentence count."""
         if self._pool is None:
             raise RuntimeError("InProcesses.parse_file outside its with block")
-        if format == "text" and getattr(self.model, "tokenizer", None) is None:
+        if format == "text" and not self.reads_text:
             raise ArcwiseError(NO_TOKENIZER)
         if single_root is None:
             single_root = one_root_by_default(format or format_of(input) or "conllu")
@@ -129,14 +159,19 @@ def _chunked(items: Iterable, size: Callable[[Any], int], limit: int) -> Iterato
 
 # --- in the workers -------------------------------------------------------------------
 
-def _load(arrays: dict, meta: dict) -> None:
-    """The worker's model, with one thread for numba and torch (the workers are the threads)."""
-    global _model
+def _load(model: str | tuple[dict, dict]) -> None:
+    """The worker's model, from its file's path or (arrays, metadata), with one thread for
+    numba and torch (the workers are the threads)."""
+    global _model, _failure
     import numba
 
-    from arcwise.models.kinds import from_saved
+    from arcwise.models.kinds import from_saved, load
 
-    model = from_saved(arrays, meta, "model")
+    try:
+        model = load(model) if isinstance(model, str) else from_saved(*model, "model")
+    except ArcwiseError as error:
+        _failure = error
+        return
     _model = model if isinstance(model, Pipeline) else model.as_pipeline()
     numba.set_num_threads(1)
     if "torch" in sys.modules:
@@ -146,11 +181,15 @@ def _load(arrays: dict, meta: dict) -> None:
 
 
 def _ready() -> None:
-    """Nothing: a task that makes the pool start its workers."""
+    """A task that makes the pool start its workers: nothing, or why the worker could not
+    build the model."""
+    if _failure is not None:
+        raise _failure
 
 
 def _annotated_sentences(sentences: list[Sentence], single_root: bool, trace: bool
                          ) -> list[Sentence]:
+    _ready()
     return _model.annotate(sentences, single_root=single_root, trace=trace)
 
 
@@ -161,4 +200,4 @@ def _annotated_paragraphs(paragraphs: list[tuple[str, int, str]], single_root: b
                                 trace)
 
 
-__all__ = ["InProcesses", "annotator"]
+__all__ = ["InProcesses", "annotator", "has_tokenizer"]

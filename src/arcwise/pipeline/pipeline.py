@@ -243,12 +243,8 @@ class Pipeline:
                    ) -> Pipeline:
         """A pipeline from a model file's (arrays, metadata) (`saved`); source names the
         file in messages."""
-        parts = meta.get("pipeline")
-        components = parts.get("components") if isinstance(parts, dict) else None
-        if meta.get("system") != SYSTEM or not isinstance(components, list) or not components \
-                or not set(components) <= set(COMPONENTS) \
-                or not all(isinstance(parts.get(c), dict) for c in components):
-            raise ArcwiseError(f"{source}: not a pipeline model file (bad pipeline metadata)")
+        components = components_of(meta, source)
+        parts = meta["pipeline"]
         tokenizer = tagger = parser = None
         if "tokenizer" in components:
             tokenizer = Tokenizer.from_saved(arrays, parts["tokenizer"], source, "tokenizer_")
@@ -262,3 +258,15 @@ class Pipeline:
             parser = from_saved(own, parts["parser"], f"{source} (parser)")
         return cls(tokenizer, tagger, parser, meta.get("command_line", []),
                    meta.get("hyperparameters"))
+
+
+def components_of(meta: dict[str, Any], source: str) -> list[str]:
+    """The components a pipeline model file's metadata says it holds; ArcwiseError if it is
+    not a pipeline's."""
+    parts = meta.get("pipeline")
+    components = parts.get("components") if isinstance(parts, dict) else None
+    if meta.get("system") != SYSTEM or not isinstance(components, list) or not components \
+            or not set(components) <= set(COMPONENTS) \
+            or not all(isinstance(parts.get(c), dict) for c in components):
+        raise ArcwiseError(f"{source}: not a pipeline model file (bad pipeline metadata)")
+    return components
