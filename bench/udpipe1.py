@@ -5,10 +5,13 @@ Runs in the benchmark's own environment (a venv with ufal.udpipe, never arcwise'
     PYTHON -m venv /tmp/udpipe-venv && /tmp/udpipe-venv/bin/pip install ufal.udpipe
     /tmp/udpipe-venv/bin/python bench/udpipe1.py train TRAIN.conllu DEV.conllu MODEL
     /tmp/udpipe-venv/bin/python bench/udpipe1.py run MODEL RAW.txt OUT.conllu
+    /tmp/udpipe-venv/bin/python bench/udpipe1.py gold-tokens MODEL UNTAGGED.conllu \
+        GOLD.conllu PREDICTED_TAGS_OUT.conllu GOLD_TAGS_OUT.conllu
 
 `train` uses UDPipe 1's default settings (tokenizer, tagger and parser, dev as heldout data);
 `run` goes from raw text to CoNLL-U and prints {"seconds", "sentences"} as JSON (the model
-load excluded).  It imports nothing of arcwise.
+load excluded); `gold-tokens` parses the gold tokens of a test split, tagged by UDPipe's
+tagger and with their gold tags.  It imports nothing of arcwise.
 
 On a large treebank that training outlasts a working session (English-EWT: about 20 min
 for the tokenizer, 70 for the tagger, 90 for the parser, one core each), so it can also be
@@ -131,7 +134,28 @@ def run(*paths: str) -> None:
     print(json.dumps({"seconds": seconds, "sentences": sentences}))
 
 
+def gold_tokens(*paths: str) -> None:
+    """gold-tokens MODEL(S) UNTAGGED GOLD PREDICTED_OUT GOLD_TAGS_OUT: from the test split's
+    gold tokens, the parse of UNTAGGED (tags blanked) tagged by UDPipe's tagger, and the
+    parse of GOLD with its gold tags (the parser as `train` trained it: on its tagger's
+    tags)."""
+    *model_paths, untagged_path, gold_path, predicted_out, gold_out = paths
+    if len(model_paths) not in (1, 3):
+        sys.exit("gold-tokens takes one model, or a tokenizer, a tagger and a parser model")
+    models = [load(path) for path in model_paths]
+    tagger, parser = (models[0], models[0]) if len(models) == 1 else models[1:]
+    for source, target, tagged in ((untagged_path, predicted_out, True),
+                                   (gold_path, gold_out, False)):
+        with open(source, encoding="utf-8") as f:
+            out = f.read()
+        if tagged:
+            out = annotate(tagger, "conllu", Pipeline.DEFAULT, Pipeline.NONE, out)[0]
+        out = annotate(parser, "conllu", Pipeline.NONE, Pipeline.DEFAULT, out)[0]
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(out)
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     {"train": train, "train-stage": train_stage, "train-parser": train_parser,
-     "run": run}[command](*args)
+     "run": run, "gold-tokens": gold_tokens}[command](*args)
