@@ -3,7 +3,7 @@
     .venv/bin/python bench/pipeline.py --treebank DIR [--system arc-eager] [--epochs N]
         [--model perceptron|bilstm|biaffine] [--neural KEY=VALUE ...] [--tagger KEY=VALUE ...]
         [--tags predicted|gold|none] [--tag-folds 10] [--tag-workers 1] [--workers 1]
-        [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
+        [--label TEXT] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
         [--report] [--rerun]
 
 DIR holds train.conllu(.gz), dev.conllu(.gz) and test.conllu(.gz).  arcwise trains its
@@ -186,6 +186,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--workers", type=int, default=1,
                     help="processes of the timed raw-text runs, arcwise's and UDPipe's "
                     "(arcwise parse --workers)")
+    ap.add_argument("--label", default="",
+                    help="appended to the result's name, to keep it apart from another "
+                    "run's of the same model, tagger and tags (other --neural options, say)")
     ap.add_argument("--workdir", type=Path, help="default: runs/pipeline/<treebank name>")
     ap.add_argument("--udpipe-python", default="/tmp/udpipe-venv/bin/python")
     ap.add_argument("--no-udpipe", action="store_true")
@@ -211,7 +214,8 @@ def main(argv: list[str] | None = None) -> dict:
             + ("" if args.system == "arc-eager" or args.model == "biaffine" else f".{args.system}")
             + ("" if args.model == "perceptron" else f".{args.model}")
             + ("" if tagger_model == "perceptron" else f".tagger-{tagger_model}")
-            + ("" if args.tags == "predicted" else f".tags-{args.tags}"))
+            + ("" if args.tags == "predicted" else f".tags-{args.tags}")
+            + (f".{args.label}" if args.label else ""))
     train, dev, test = (split(args.treebank, s) for s in ("train", "dev", "test"))
     if train is None or test is None:
         sys.exit(f"{args.treebank}: needs train.conllu(.gz) and test.conllu(.gz)")
