@@ -318,9 +318,7 @@ def store(result: dict) -> None:
         tags = kept["arcwise"].get("parser_tags") or "predicted"
         tags = tags.get("tags", "predicted") if isinstance(tags, dict) else tags
         trained_on = {"predicted": f"{kept['arcwise']['tag_folds']}-fold jackknifed tags",
-                      "gold": ("the parser learning the gold tags, reading none"
-                               if model.get("neural", {}).get("tagging") else
-                               "the parser on gold tags"),
+                      "gold": "the parser on gold tags",
                       "none": "the parser without tags"}[tags]
         tagger = kept["arcwise"].get("tagger_options", {})
         tagger_name = tagger.get("model", "perceptron")

@@ -267,33 +267,6 @@ def test_a_biaffine_parser_that_learns_tags_reads_none(data, tmp_path):
                for a, b in zip(trees, loaded.parse(untagged)))
     with pytest.raises(ValueError, match="tagging -1"):
         train_biaffine(data[0], epochs=1, neural={**options, "tagging": -1})
-    with pytest.raises(ValueError, match="no tags to learn"):
-        train_biaffine([blanked(s) for s in data[0]], epochs=1,
-                       neural={**options, "tagging": 1})
-
-
-def test_a_pipeline_whose_parser_learns_tags_trains_it_on_gold_tags(data, tmp_path, capsys,
-                                                                     monkeypatch):
-    """`arcwise train --pipeline --system mst --model biaffine --neural tagging=1`: no
-    jackknifing, the parser learns the gold tags (the default --tags becomes gold), and
-    the pipeline parses raw text, its tagger tagging."""
-    from arcwise.io import conllu
-    from tests.cli_run import run
-
-    train_file, model = tmp_path / "train.conllu", tmp_path / "nlp.arcwise"
-    conllu.write(train_file, data[0])
-    neural = [f"--neural={k}={v}" for k, v in {**TINY, "arc": 8, "label": 4,
-                                                "tagging": 1}.items()]
-    code, _, err = run(["train", "--pipeline", "--system", "mst", "--model", "biaffine",
-                        *neural, "--epochs", 1, "--train", train_file, "-o", model],
-                       capsys, monkeypatch)
-    assert code == 0, err
-    assert "fold" not in err  # no jackknifing
-    nlp = arcwise.load(model)
-    assert nlp.hyperparameters["parser_tags"] == "gold" and not nlp.parser.reads_tags
-    doc = nlp("The cat sat on the mat. It slept.")
-    assert [w.upos for s in doc.sentences for w in s.words][:2] != ["_", "_"]
-    assert all(w.head is not None for s in doc.sentences for w in s.words)
 
 
 @pytest.mark.end_to_end  # five command lines, each importing torch

@@ -272,8 +272,8 @@ def register(app: typer.Typer) -> None:
             "the sentence (jackknifing, --tag-folds); the model then holds that tagger, trained "
             "on all of TRAIN, and tags untagged input with it; or none (UPOS, XPOS and FEATS "
             "blanked: the parser reads words only, e.g. with --neural chars=50, and ignores "
-            "the tags of its input). Default: predicted for a --pipeline with a tagger "
-            "(gold for a parser that learns the tags, --neural tagging), else gold.",
+            "the tags of its input). Default: predicted for a --pipeline with a tagger, "
+            "else gold.",
         ),
         tag_folds: int = typer.Option(10, "--tag-folds", min=2,
                                       help="--tags predicted: jackknifing folds."),
@@ -341,9 +341,6 @@ def register(app: typer.Typer) -> None:
             if tagger and "tagger" not in wanted:
                 raise ArcwiseError("--tagger: this model has no tagger (add tagger to "
                                    "--components)")
-            neural_options = checked_model(system, model.value, neural)
-            if tags is None and neural_options.get("tagging"):  # it learns the gold tags
-                tags = Tags.gold
             _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed,
                             tags.value if tags else None, tag_folds, tag_workers,
                             parse_tagger(tagger),
@@ -352,7 +349,8 @@ def register(app: typer.Typer) -> None:
                                  pseudo_projective=pseudo_projective,
                                  oracle_priority=oracle_priority,
                                  variant_features=variant_features, model=model.value,
-                                 neural=neural_options, features=features))
+                                 neural=checked_model(system, model.value, neural),
+                                 features=features))
             return
         if tagger:
             raise ArcwiseError("--tagger: this model has no tagger (train one with --system "

@@ -27,7 +27,7 @@ from arcwise.models.bilstm import (char_vocabulary, configured, decayed, encoder
 from arcwise.pipeline.text_api import AnnotatesText
 from arcwise.trace import NOT_TRANSITION_BASED
 from arcwise.trees.projectivity import is_well_formed
-from arcwise.vocab import Vocabularies, check_tagged, tag_columns
+from arcwise.vocab import Vocabularies, check_tagged
 
 DECODERS = ("projective", "non-projective")
 PARSE_SENTENCES = 256  # sentences per network call when parsing
@@ -258,9 +258,6 @@ def train_biaffine(
     if guide is not None and dev and dev_guide is None:
         raise ValueError("a guided parser needs the guide's trees of the dev sentences too")
     vocabularies = Vocabularies.build(sentences)
-    if sizes.tagging and not tag_columns(vocabularies):
-        raise ValueError(f"tagging {sizes.tagging}: the training sentences have no tags to "
-                         "learn (UPOS, XPOS and FEATS all _): train on gold tags")
     labels = list(vocabularies.deprel)
     batch = Batch(sentences, vocabularies, guide)
     chars = char_vocabulary(batch.forms) if sizes.chars else ""
