@@ -239,36 +239,6 @@ def test_biaffine_trains_decodes_one_root_trees_saves_and_loads(data, tmp_path):
         assert all(list(a[0]) == list(b[0]) and a[1] == b[1] for a, b in zip(trees, alone))
 
 
-def test_a_biaffine_parser_that_learns_tags_reads_none(data, tmp_path):
-    """--neural tagging=W: the encoder reads words only and learns UPOS, XPOS and FEATS as an
-    auxiliary task (its loss adds to the parser's); the trees do not depend on the input's
-    tags, words without tags are parsed, not refused, and the tag layers are saved and
-    loaded.  A parser that reads tags still refuses them."""
-    from arcwise.graph.biaffine_parser import train_biaffine
-    from tests.test_untagged_input import blanked
-
-    options = {**TINY, "arc": 8, "label": 4}
-    reader, reader_log = train_biaffine(data[0], data[1], epochs=1, seed=1, neural=options)
-    parser, log = train_biaffine(data[0], data[1], epochs=1, seed=1,
-                                 neural={**options, "tagging": 1.0})
-    assert reader.reads_tags and not parser.reads_tags
-    assert log["epochs"][0]["loss"] > reader_log["epochs"][0]["loss"]  # the tags' loss too
-    untagged = [blanked(s) for s in data[1]]
-    with pytest.raises(ArcwiseError, match="no tags"):
-        reader.parse(untagged)
-    trees = parser.parse(data[1])
-    assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
-               for a, b in zip(trees, parser.parse(untagged)))
-    path = tmp_path / "tagging.arcwise"
-    parser.save(path)
-    loaded = arcwise.load(path)
-    assert loaded.sizes.tagging == 1.0 and len(loaded.network.taggers) == 3
-    assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
-               for a, b in zip(trees, loaded.parse(untagged)))
-    with pytest.raises(ValueError, match="tagging -1"):
-        train_biaffine(data[0], epochs=1, neural={**options, "tagging": -1})
-
-
 @pytest.mark.end_to_end  # five command lines, each importing torch
 @pytest.mark.neural
 @pytest.mark.skipif(NO_JIT, reason="the compiled run covers the command line")

@@ -303,9 +303,7 @@ def register(app: typer.Typer) -> None:
             "default none), char_embedding, lstm, layers, word_dropout, dropout, "
             "learning_rate, decay and decay_updates (the rate times decay every "
             "decay_updates updates; default none), batch_sentences, threads; bilstm: "
-            "hidden, aggressive_p; biaffine: arc, label, tagging (> 0: read no tags, "
-            "learn UPOS, XPOS and FEATS as an auxiliary task of that weight; train it on "
-            "gold tags).",
+            "hidden, aggressive_p; biaffine: arc, label.",
         ),
     ) -> None:
         """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.

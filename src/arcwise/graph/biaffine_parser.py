@@ -64,12 +64,6 @@ class BiaffineParser(AnnotatesText):
         return f"BiaffineParser(decoder={self.decoder!r}, {len(self.labels)} labels)"
 
     @property
-    def reads_tags(self) -> bool:
-        """Does it read its input's tags (and so refuse words without any)?  Not when it
-        learned them as an auxiliary task (`BiaffineSizes.tagging`)."""
-        return not self.sizes.tagging
-
-    @property
     def guided(self) -> bool:
         """Does it parse with a guide's trees (stacking, 2011 paper §5.3)?"""
         return self.network.guided
@@ -91,8 +85,7 @@ class BiaffineParser(AnnotatesText):
         if single:
             return self.parse(sentences, single_root,
                               guide=None if guide is None else [guide])[0]
-        if self.reads_tags:
-            check_tagged(sentences, self.vocabularies)
+        check_tagged(sentences, self.vocabularies)
         decode = eisner if self.decoder == "projective" else chu_liu_edmonds
         trees = [None] * len(sentences)
         self.network.eval()
@@ -105,7 +98,7 @@ class BiaffineParser(AnnotatesText):
             inputs = encoder_inputs(batch, None, 0, None, chars=bool(self.sizes.chars))
             lengths = inputs.lengths
             with torch.no_grad():
-                arcs, label_dependent, label_head, _ = self.network(inputs)
+                arcs, label_dependent, label_head = self.network(inputs)
                 arcs = arcs.masked_fill(~padding_mask(lengths)[:, None, :], float("-inf"))
                 log_probabilities = torch.log_softmax(arcs, -1).double().numpy()
                 heads = np.zeros(inputs.shape, dtype=np.int64)
@@ -308,7 +301,7 @@ class BiaffineEpochs:
             inputs = encoder_inputs(part, self.counts, self.sizes.word_dropout, rng,
                                     chars=bool(self.sizes.chars))
             sizes_, sentence, where = inputs.lengths, inputs.sentence, inputs.where
-            arcs, label_dependent, label_head, words = network(inputs)
+            arcs, label_dependent, label_head = network(inputs)
             mask = padding_mask(sizes_)
             arcs = arcs.masked_fill(~mask[:, None, :], float("-inf"))
             gold_heads = torch.full(inputs.shape, -100, dtype=torch.int64)
@@ -325,8 +318,6 @@ class BiaffineEpochs:
             label_loss = F.cross_entropy(label_scores.reshape(-1, self.n_labels),
                                          gold_labels.reshape(-1), ignore_index=-100)
             loss = arc_loss + label_loss
-            if network.taggers is not None:
-                loss = loss + self.sizes.tagging * network.tagging_loss(words, inputs)
             self.optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(network.parameters(), 5.0)

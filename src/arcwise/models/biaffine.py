@@ -9,12 +9,6 @@ biaffine function of their label vectors.  Training minimizes the
 cross-entropy of each word's gold head among all words, and of its gold label
 given the gold head.
 
-With ``tagging`` > 0 the network reads no tags: it learns to predict each word's
-UPOS, XPOS and FEATS from its BiLSTM vector (a linear layer each), that loss weighted
-by ``tagging`` and added to the parser's (multi-task learning, the auxiliary task
-that replaces tags as input; cf. Anderson & Gómez-Rodríguez 2020 on how little
-predicted tags help a neural parser).  Tagging errors then cannot reach it.
-
 A guided network (stacking, 2011 paper §5.3, as a neural graph-based parser
 guided by a transition-based one) also reads the guide's tree: each word's
 guide label is embedded into the encoder's input, the arc h -> d gains a
@@ -29,9 +23,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from arcwise.models.bilstm import Encoder, Sizes, need_torch
-from arcwise.vocab import DERIVED, ROOT_ID
-
-WORD_COLUMNS = len(DERIVED)  # the embedded columns before the tags (`bilstm.EMBEDDED`)
 
 try:
     import torch
@@ -49,13 +40,6 @@ class BiaffineSizes(Sizes):
     label: int = 50  # the label MLPs' output
     dropout: float = 0.33
     learning_rate: float = 2e-3
-    # > 0: read no tags, learn them as an auxiliary task weighted so (module docstring)
-    tagging: float = 0.0
-
-    def __post_init__(self):
-        super().__post_init__()
-        if self.tagging < 0:
-            raise ValueError(f"tagging {self.tagging}: use a weight >= 0")
 
 
 def mlp(width: int, out: int, dropout: float):
@@ -69,14 +53,9 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
                  chars: str = "", guide_labels: int = 0):
         need_torch()
         super().__init__()
-        read = vocabulary_sizes[:WORD_COLUMNS] if sizes.tagging else vocabulary_sizes
-        self.encoder = Encoder(read, sizes, sizes.dropout, chars, guide_labels)
+        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout, chars, guide_labels)
         self.guided = bool(guide_labels)  # guide_labels: the deprel vocabulary's size
         width = self.encoder.width
-        # the auxiliary taggers of UPOS, XPOS and FEATS, or None
-        self.taggers = (nn.ModuleList(nn.Linear(width, max(v, 2))
-                                      for v in vocabulary_sizes[WORD_COLUMNS:])
-                        if sizes.tagging else None)
         self.arc_dependent = mlp(width, sizes.arc, sizes.dropout)
         self.arc_head = mlp(width, sizes.arc, sizes.dropout)
         self.label_dependent = mlp(width, sizes.label, sizes.dropout)
@@ -89,10 +68,9 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
             self.guide_label = nn.Parameter(torch.zeros(guide_labels, n_labels))
 
     def forward(self, inputs):
-        """(arc scores [s, dependent, head], label vectors of dependents and heads, the
-        BiLSTM vectors [words, width]) of `arcwise.models.bilstm.EncoderInputs`."""
-        words = self.encoder(inputs)
-        vectors = inputs.padded(words)
+        """(arc scores [s, dependent, head], label vectors of dependents and heads) of
+        `arcwise.models.bilstm.EncoderInputs`."""
+        vectors = inputs.padded(self.encoder(inputs))
         dependent, head = self.arc_dependent(vectors), self.arc_head(vectors)
         arcs = (dependent @ self.arc_weight) @ head.transpose(1, 2)  # [s, dependent, head]
         arcs = arcs + (head @ self.arc_head_weight)[:, None, :]
@@ -103,15 +81,7 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
         ones = torch.ones(*vectors.shape[:2], 1)
         label_dependent = torch.cat([self.label_dependent(vectors), ones], -1)
         label_head = torch.cat([self.label_head(vectors), ones], -1)
-        return arcs, label_dependent, label_head, words
-
-    def tagging_loss(self, words, inputs) -> torch.Tensor:
-        """The summed cross-entropy of the words' UPOS, XPOS and FEATS (`taggers`), the
-        roots' and unknown values left out."""
-        tags = inputs.columns[:, WORD_COLUMNS:]
-        known = tags > ROOT_ID
-        return sum(nn.functional.cross_entropy(tagger(words[known[:, k]]), tags[known[:, k], k])
-                   for k, tagger in enumerate(self.taggers) if known[:, k].any())
+        return arcs, label_dependent, label_head
 
     def label_scores(self, label_dependent, label_head, heads: torch.Tensor,
                      guide: np.ndarray | None = None) -> torch.Tensor:

@@ -190,8 +190,7 @@ class Service:
         if tag is not False:
             sentences = model.tag(sentences, retag=bool(tag))
         vocabularies = getattr(model.parser, "vocabularies", None)
-        reads_tags = getattr(model.parser, "reads_tags", True)
-        if parse and vocabularies is not None and reads_tags:  # refuses untagged words
+        if parse and vocabularies is not None:  # trained with tags: refuses untagged words
             try:
                 check_tagged(sentences, vocabularies)
             except ArcwiseError as error:
