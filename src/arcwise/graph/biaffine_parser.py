@@ -107,7 +107,7 @@ class BiaffineParser(AnnotatesText):
                         np.ascontiguousarray(log_probabilities[s, :size, :size].T), single_root)
                 labels = self.network.label_scores(label_dependent, label_head,
                                                    torch.from_numpy(heads),
-                                                   inputs.padded_guide()).argmax(-1).numpy()
+                                                   inputs).argmax(-1).numpy()
             for s, size in enumerate(lengths.tolist()):
                 head = heads[s, :size].astype(np.int32)
                 head[0] = -1
@@ -314,7 +314,7 @@ class BiaffineEpochs:
             arc_loss = F.cross_entropy(arcs.reshape(-1, arcs.shape[2]), gold_heads.reshape(-1),
                                        ignore_index=-100)
             label_scores = network.label_scores(label_dependent, label_head, gold_heads,
-                                                inputs.padded_guide())
+                                                inputs)
             label_loss = F.cross_entropy(label_scores.reshape(-1, self.n_labels),
                                          gold_labels.reshape(-1), ignore_index=-100)
             loss = arc_loss + label_loss

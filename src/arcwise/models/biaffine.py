@@ -20,8 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from arcwise.models.bilstm import Encoder, Sizes, need_torch
 
 try:
@@ -68,33 +66,35 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
             self.guide_label = nn.Parameter(torch.zeros(guide_labels, n_labels))
 
     def forward(self, inputs):
-        """(arc scores [s, dependent, head], label vectors of dependents and heads) of
+        """(arc scores [s, dependent, head], label vectors [words, label + 1] of each word
+        as a dependent and as a head, in the batch's word order) of
         `arcwise.models.bilstm.EncoderInputs`."""
-        vectors = inputs.padded(self.encoder(inputs))
-        dependent, head = self.arc_dependent(vectors), self.arc_head(vectors)
+        words = self.encoder(inputs)
+        dependent = inputs.padded(self.arc_dependent(words))
+        head = inputs.padded(self.arc_head(words))
         arcs = (dependent @ self.arc_weight) @ head.transpose(1, 2)  # [s, dependent, head]
         arcs = arcs + (head @ self.arc_head_weight)[:, None, :]
         if self.guided:
             guide_heads = torch.from_numpy(inputs.padded_guide()[:, :, 0])
             made = guide_heads[:, :, None] == torch.arange(arcs.shape[2])[None, None, :]
             arcs = arcs + self.guide_arc * made
-        ones = torch.ones(*vectors.shape[:2], 1)
-        label_dependent = torch.cat([self.label_dependent(vectors), ones], -1)
-        label_head = torch.cat([self.label_head(vectors), ones], -1)
+        ones = torch.ones(len(words), 1)
+        label_dependent = torch.cat([self.label_dependent(words), ones], -1)
+        label_head = torch.cat([self.label_head(words), ones], -1)
         return arcs, label_dependent, label_head
 
     def label_scores(self, label_dependent, label_head, heads: torch.Tensor,
-                     guide: np.ndarray | None = None) -> torch.Tensor:
-        """Label scores [s, dependent, labels] of each word's arc from heads[s, dependent]
-        (guide: `EncoderInputs.padded_guide`, for a guided network)."""
-        chosen = torch.gather(label_head, 1,
-                              heads.clamp(min=0)[:, :, None].expand(-1, -1, label_head.shape[2]))
-        width = label_dependent.shape[2]
-        scores = nn.functional.bilinear(label_dependent.reshape(-1, width),  # faster than einsum
-                                        chosen.reshape(-1, width), self.label_weight)
-        scores = scores.reshape(*label_dependent.shape[:2], -1)
+                     inputs) -> torch.Tensor:
+        """Label scores [s, dependent, labels] of each word's arc from heads[s, dependent],
+        0 where there is no word: only the batch's words are scored, not the padding."""
+        sentence, where = torch.from_numpy(inputs.sentence), torch.from_numpy(inputs.where)
+        first_row = torch.cumsum(inputs.lengths, 0) - inputs.lengths  # of each sentence
+        word_heads = heads[sentence, where]
+        chosen = label_head[first_row[sentence] + word_heads.clamp(min=0)]
+        scores = nn.functional.bilinear(label_dependent, chosen,  # faster than einsum
+                                        self.label_weight)
         if self.guided:
-            guide = torch.from_numpy(guide)
-            as_guide = (heads == guide[:, :, 0]) & (heads >= 0)
-            scores = scores + self.guide_label[guide[:, :, 1]] * as_guide[:, :, None]
-        return scores
+            guide = torch.from_numpy(inputs.guide)  # [words, (guide head, guide label)]
+            as_guide = (word_heads == guide[:, 0]) & (word_heads >= 0)
+            scores = scores + self.guide_label[guide[:, 1].clamp(min=0)] * as_guide[:, None]
+        return inputs.padded(scores)
