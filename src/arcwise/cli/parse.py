@@ -70,7 +70,7 @@ def register(app: typer.Typer) -> None:
         if input_format is not None and input_format not in known:
             raise ArcwiseError(f"--input {input_format}: use one of {', '.join(known)}")
         format = None if input_format == "conllu" else input_format
-        # in processes, only the workers build the model: this one checks its file
+        # in processes, only the workers build the model: this one reads its metadata
         parser = InProcesses(model, workers) if workers > 1 else arcwise.load(model)
         if format == "text" and not has_tokenizer(parser):
             raise ArcwiseError(f"--input text: {model} has no tokenizer; give tokens "

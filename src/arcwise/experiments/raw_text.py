@@ -42,8 +42,8 @@ def parser_trainer(system: str, epochs: int | None, seed: int,
     otherwise, or a graph-based parser, mst), a line per epoch."""
     from arcwise.models.kinds import is_graph_system, train_system
 
-    options = dict(options) if is_graph_system(system) else {"oracle": "dynamic", **options}
-
+    if not is_graph_system(system):
+        options = {"oracle": "dynamic", **options}
     if epochs is not None:  # else the trainer's default
         options["epochs"] = epochs
 

@@ -4,8 +4,8 @@
 The main process reads the input and writes the output, in the input's order; each
 worker holds the model, one thread, and annotates a chunk at a time: the paragraphs of a
 raw text (tokenizes, tags and parses them) or a run of sentences.  Given the model file's
-path, the main process checks the file but never builds the model (nor imports torch for
-it): only the workers hold it.  A model's own threads
+path, the main process reads only its metadata and never builds the model (nor imports
+torch for it): only the workers hold it.  A model's own threads
 (numba's, torch's) share out only some of its work, the compiled loops; processes share
 it all, tokenizer and Python included.  The output is the one `parse_file` writes.
 """
@@ -57,14 +57,14 @@ class InProcesses:
     """`model` (a parser or a pipeline, or the path of its model file) loaded in `workers`
     processes; use it as a context manager: ``with InProcesses(nlp, 2) as parallel:
     parallel.parse_file(text, out, format="text")``.  The workers start and build the
-    model on entering; a model file is checked first (`ArcwiseError`)."""
+    model on entering; a model file's metadata is checked first (`ArcwiseError`)."""
 
     def __init__(self, model: Any, workers: int):
         if workers < 1:
             raise ArcwiseError(f"--workers {workers}: use 1 or more")
         self.model, self.workers = model, workers
         if isinstance(model, (str, os.PathLike)):
-            _, meta = modelfile.load(model)  # every part checked, then let go
+            meta = modelfile.read_meta(model)  # the workers read the arrays, and check them
             components = (components_of(meta, os.fspath(model)) if kind_of(meta) == "pipeline"
                           else ["parser"])
             self.reads_text = "tokenizer" in components
