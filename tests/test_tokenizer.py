@@ -6,6 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
 
 from arcwise.errors import ArcwiseError
 from arcwise.io import conllu
@@ -14,8 +16,14 @@ from arcwise.pipeline.tokenizer import (
     NONE,
     SENTENCE,
     TOKEN,
+    SPACE,
+    EncodedText,
     MultiwordSplits,
     Tokenizer,
+    classify,
+    first_pass_pieces,
+    jackknifed_first_pass,
+    train_pass,
     sentence_tokens,
     training_text,
 )
@@ -107,12 +115,39 @@ def test_sentences_paragraphs_and_output(tokenizer):
     assert tokenizer.tokenize("") == [] and tokenizer.tokenize(" \n\n \n") == []
 
 
-def test_model_arrays_round_trip(tokenizer):
+def test_model_arrays_round_trip(tokenizer, sentences):
     arrays, meta = tokenizer.saved("tokenizer_")
     again = Tokenizer.from_saved(arrays, meta, "model", "tokenizer_")
     assert np.array_equal(again.weights.transition, tokenizer.weights.transition)
+    assert np.array_equal(again.second.transition, tokenizer.second.transition)
+    assert again.shapes
     text = "Mr. Smith went to Washington. He didn't stay."
     assert again.tokenize(text) == tokenizer.tokenize(text)
+    # a file of before the shapes and the second pass: read as one pass, without shapes
+    one_pass = Tokenizer.train(sentences, epochs=3, buckets=2**16, seed=1, shapes=False,
+                               stacked=False)
+    arrays, meta = one_pass.saved()
+    del meta["shapes"], meta["second_pass"]
+    again = Tokenizer.from_saved(arrays, meta, "model")
+    assert again.second is None and not again.shapes
+    assert again.tokenize(text) == one_pass.tokenize(text)
+    meta["second_pass"] = True  # says it has a second pass, but has no arrays for it
+    with pytest.raises(ArcwiseError, match="no array"):
+        Tokenizer.from_saved(arrays, meta, "model")
+
+
+def test_the_second_pass_learns_from_first_passes_that_did_not_see_the_text(sentences):
+    text, labels, _ = training_text(sentences)
+    encoded = EncodedText(text)
+    seen = encoded.kinds != SPACE
+    options = {"epochs": 3, "buckets": 2**16, "seed": 1}
+    held_out = jackknifed_first_pass(encoded, labels, 5, **options)
+    assert (held_out[seen] >= 0).all() and (held_out[~seen] == -1).all()
+    weights, _ = train_pass(encoded, labels, np.flatnonzero(seen), None, None, **options)
+    own = classify(*encoded.first_pass(), weights)
+    # a first pass classifying the text it learned from errs far less than held-out ones
+    held_out_errors = (held_out[seen] != labels[seen]).sum()
+    assert held_out_errors > max(2 * (own[seen] != labels[seen]).sum(), 0)
 
 
 def test_web_addresses_are_found_without_trailing_punctuation():
@@ -160,3 +195,69 @@ def test_addresses_are_one_token_each(tokenizer):
     assert Tokenizer.from_saved(arrays, meta, "model").whole_addresses
     del meta["whole_addresses"]  # a model file from before the rule: tokenizes as it did
     assert not Tokenizer.from_saved(arrays, meta, "model").whole_addresses
+
+
+# --- the first pass's shapes and the second pass's pieces, against plain Python -------------
+
+texts = hs.text(alphabet="aB1-. \n", max_size=30)
+
+
+def identifies(hashes, strings):
+    """Equal hashes exactly where the strings are equal."""
+    by_string, by_hash = {}, {}
+    for h, s in zip(hashes, strings):
+        assert by_string.setdefault(s, h) == h and by_hash.setdefault(h, s) == s
+
+
+def chunks_of(text):
+    """(start, end) of each position's run of non-space characters."""
+    spans = []
+    for i, char in enumerate(text):
+        a = i
+        while a > 0 and not text[a - 1].isspace():
+            a -= 1
+        b = i + 1
+        while b < len(text) and not text[b].isspace():
+            b += 1
+        spans.append((a, b))
+    return spans
+
+
+def shape(piece):
+    classes = ["X" if c.isupper() else "x" if c.islower() else "d" if c.isdigit() else c
+               for c in piece]
+    return "".join(c for k, c in enumerate(classes)
+                   if k == 0 or c != classes[k - 1] or c not in "Xxd")
+
+
+@given(texts, texts)
+def test_chunk_shapes_identify_each_side_of_a_gap(a, b):
+    text = a + " " + b
+    encoded = EncodedText(text)
+    seen = [i for i, c in enumerate(text) if not c.isspace()]
+    spans = chunks_of(text)
+    identifies([encoded.shapes[0, i] for i in seen],
+               ["<" + shape(text[spans[i][0] : i + 1]) for i in seen])
+    identifies([encoded.shapes[1, i] for i in seen],
+               [">" + shape(text[i + 1 : spans[i][1]]) for i in seen])
+    assert shape("01-Feb-02") == "d-Xx-d"
+
+
+@given(texts, hs.data())
+def test_first_pass_pieces_are_the_first_pass_tokens_around_a_gap(text, data):
+    encoded = EncodedText(text)
+    spans = chunks_of(text)
+    seen = [i for i, c in enumerate(text) if not c.isspace()]
+    first = np.full(len(text), -1, dtype=np.int8)
+    for i in seen:  # a legal class: before a space or the end, never none
+        at_end = spans[i][1] == i + 1
+        first[i] = data.draw(hs.sampled_from([TOKEN, SENTENCE] if at_end else
+                                             [NONE, TOKEN, SENTENCE]))
+    left, right = first_pass_pieces(encoded.chars, encoded.kinds, first)
+    ends = [i for i in seen if first[i] != NONE]
+    starts = {i: max([spans[i][0]] + [e + 1 for e in ends if e < i]) for i in seen}
+    identifies([left[i] for i in seen], [text[starts[i] : i + 1] for i in seen])
+    after = [i for i in seen if i + 1 in starts]
+    pieces = [text[i + 1 : min(e for e in ends if e > i) + 1] for i in after]
+    identifies([right[i] for i in after], pieces)
+    assert all(right[i] == 0 for i in seen if i + 1 not in starts)

@@ -17,8 +17,18 @@ character window: the lowercased characters around the gap, their classes
 (upper, lower, digit, punctuation, ...), character bigrams and trigrams, the
 whitespace-delimited chunk the gap is in (its part before and after the
 gap, the whole chunk) and the next chunk -- what a gap before ``.`` needs to
-tell ``Mr.`` from ``mat.``.  The decisions are independent of each other,
-so one compiled pass classifies a whole text.
+tell ``Mr.`` from ``mat.``.  The decisions of this first pass are independent of
+each other, so one compiled pass classifies a whole text.
+
+The first pass also reads the shape of the chunk on each side of the gap
+(`chunk_shapes`: ``01-Feb-02`` is ``d-Xx-d``).  A second, stacked pass
+(`stacked_features`) decides every gap again, reading also the first pass's
+decisions around it and the tokens they make (``vice-|president`` is an odd pair
+of tokens, ``303-|832`` an odd split when ``832-8160`` is one token).  It is
+trained on first-pass decisions it has not seen: those of first passes trained on
+the rest of the training text (`jackknifed_first_pass`).  It decides where tokens
+end; where both passes end one, whether a sentence ends too is the first pass's
+call (the second's sentence ends were no better on dev).
 
 URLs and e-mail addresses are kept whole (`arcwise.pipeline.web_addresses`) unless the
 treebank splits them.
@@ -52,6 +62,10 @@ CLASSES = ("none", "token", "sentence")
 NONE, TOKEN, SENTENCE = range(3)
 SPACE, UPPER, LOWER, DIGIT, PUNCT, LETTER, OTHER = range(7)  # character classes
 N_FEATURES = 28
+N_SHAPE = 3  # the shape features after those
+N_STACKED = 10  # the second pass's features after the first pass's N_FEATURES
+STACKING_FOLDS = 5
+SECOND_PASS = "second_pass_"  # the prefix of the second pass's arrays in a model file
 MISSING = np.int64(-1)  # the character or class before the start, after the end
 DEFAULT_BUCKETS = 2**21
 MAX_CHARACTERS = 2**31 - 1
@@ -134,6 +148,48 @@ def chunk_hashes(chars, kinds):
 
 
 @njit(cache=True)
+def _shape_code(char, kind):
+    """A character's shape: its class for letters and digits, the character for others."""
+    if kind == UPPER or kind == LOWER or kind == DIGIT or kind == LETTER:
+        return np.int64(-1 - kind)
+    return char
+
+
+@njit(cache=True)
+def chunk_shapes(chars, kinds):
+    """Per position, row 0: the hash of the shape of its chunk up to and including it; row 1:
+    of the rest of the chunk after it.  A shape writes a letter or digit as its class and
+    a run of one class once (``01-Feb-02``: ``d-Xx-d``)."""
+    n = chars.shape[0]
+    shapes = np.zeros((2, n), dtype=np.uint64)
+    h = np.uint64(0)
+    last = np.int64(0)
+    for i in range(n):
+        if kinds[i] == SPACE:
+            h = np.uint64(0)
+            last = np.int64(0)
+            continue
+        code = _shape_code(chars[i], kinds[i])
+        if code != last or code >= 0:
+            h = combine(h, code)
+        last = code
+        shapes[0, i] = h
+    h = np.uint64(1)
+    last = np.int64(0)
+    for i in range(n - 1, -1, -1):
+        shapes[1, i] = h if kinds[i] != SPACE else np.uint64(0)
+        if kinds[i] == SPACE:
+            h = np.uint64(1)
+            last = np.int64(0)
+            continue
+        code = _shape_code(chars[i], kinds[i])
+        if code != last or code >= 0:
+            h = combine(h, code)
+        last = code
+    return shapes
+
+
+@njit(cache=True)
 def _at(values, i, missing):
     return values[i] if 0 <= i < values.shape[0] else missing
 
@@ -192,6 +248,91 @@ def gap_features(i, chars, kinds, prefix, suffix, whole, following, start, end, 
 
 
 @njit(cache=True)
+def first_pass_pieces(chars, kinds, first):
+    """Per gap i, from the first pass's classes `first`: the hash of the first-pass token's
+    characters up to i (left) and of the first-pass token's characters from i + 1 on
+    (right: 0 if a space or the end follows i)."""
+    n = chars.shape[0]
+    left = np.zeros(n, dtype=np.uint64)
+    right = np.zeros(n, dtype=np.uint64)
+    h = np.uint64(0)
+    for i in range(n):
+        if kinds[i] == SPACE:
+            h = np.uint64(0)
+            continue
+        h = combine(h, chars[i])
+        left[i] = h
+        if first[i] != NONE:
+            h = np.uint64(0)
+    h = np.uint64(1)
+    for i in range(n - 1, -1, -1):
+        if i + 1 < n and kinds[i + 1] != SPACE:
+            if first[i + 1] != NONE:  # the token that starts at i + 1 ends at i + 1
+                h = np.uint64(1)
+            h = combine(h, chars[i + 1])
+            right[i] = h
+        else:
+            h = np.uint64(1)
+    return left, right
+
+
+@njit(cache=True)
+def stacked_features(i, chars, first, left, right, out):
+    """The second pass's own features of gap i into out (`N_STACKED` values): the first
+    pass's class of the gap and of its neighbours, and the first-pass tokens around it."""
+    c0 = _at(chars, i, MISSING)
+    c1 = _at(chars, i + 1, MISSING)
+    f0 = np.int64(first[i])
+    around = np.int64(0)  # the first pass's classes of gaps i-2 .. i+2, base 5
+    for j in range(i - 2, i + 3):
+        around = around * 5 + (_at(first, j, -2) + 2)
+    near = np.int64(0)  # i-1 .. i+1
+    for j in range(i - 1, i + 2):
+        near = near * 5 + (_at(first, j, -2) + 2)
+    out[0] = combine(combine(0, 41), f0)
+    out[1] = combine(combine(combine(combine(0, 42), f0), c0), c1)
+    out[2] = combine(combine(0, 43), around)
+    out[3] = combine(combine(combine(combine(0, 44), near), c0), c1)
+    out[4] = combine(combine(combine(0, 45), f0), left[i])
+    out[5] = combine(combine(combine(0, 46), f0), right[i])
+    out[6] = combine(combine(combine(0, 47), left[i]), right[i])
+    out[7] = combine(combine(combine(combine(0, 48), f0), left[i]), c1)
+    out[8] = combine(combine(combine(combine(0, 49), f0), right[i]), c0)
+    out[9] = combine(combine(combine(0, 50), around), c0)
+
+
+@njit(cache=True)
+def shape_features(i, chars, shapes, out):
+    """The shape features of gap i into out (`N_SHAPE` values): the chunk's shape split at
+    the gap, each side with the character across the gap."""
+    out[0] = combine(combine(combine(0, 31), shapes[0, i]), shapes[1, i])
+    out[1] = combine(combine(combine(0, 32), shapes[0, i]), _at(chars, i + 1, MISSING))
+    out[2] = combine(combine(combine(0, 33), shapes[1, i]), _at(chars, i, MISSING))
+
+
+@njit(cache=True)
+def n_features(shapes, first):
+    """How many features a gap has: the first pass's (with shapes when `shapes` is not
+    empty), and the second pass's own when `first` is not empty."""
+    return (N_FEATURES + (N_SHAPE if shapes.shape[1] > 0 else 0)
+            + (N_STACKED if first.shape[0] > 0 else 0))
+
+
+@njit(cache=True)
+def features_of(i, chars, kinds, prefix, suffix, whole, following, start, end, shapes,
+                first, left, right, out):
+    """The features of gap i: the first pass's, its shape features when `shapes` is not
+    empty, then the second pass's own when `first` is not empty."""
+    gap_features(i, chars, kinds, prefix, suffix, whole, following, start, end, out)
+    at = N_FEATURES
+    if shapes.shape[1] > 0:
+        shape_features(i, chars, shapes, out[at:])
+        at += N_SHAPE
+    if first.shape[0] > 0:
+        stacked_features(i, chars, first, left, right, out[at:])
+
+
+@njit(cache=True)
 def _legal(i, kinds, end, legal):
     """Before a space (or the end) a token ends: only token and sentence are legal."""
     legal[NONE] = end[i] != i + 1
@@ -201,10 +342,11 @@ def _legal(i, kinds, end, legal):
 
 @njit(cache=True)
 def train_epoch(order, labels, chars, kinds, prefix, suffix, whole, following, start, end,
-                weights, totals, step):
+                shapes, first, left, right, weights, totals, step):
     """One perceptron pass over the gaps in `order` (non-space positions); returns
-    (steps after it, errors)."""
-    features = np.zeros(N_FEATURES, dtype=np.uint64)
+    (steps after it, errors).  first, left, right: the first pass's classes and
+    `first_pass_pieces` for the second pass, empty for the first."""
+    features = np.zeros(n_features(shapes, first), dtype=np.uint64)
     no_label_features = np.zeros(0, dtype=np.uint64)
     legal = np.zeros(3, dtype=np.bool_)
     scores = np.zeros(3)
@@ -214,7 +356,8 @@ def train_epoch(order, labels, chars, kinds, prefix, suffix, whole, following, s
         gold = labels[i]
         if not legal[gold]:
             continue
-        gap_features(i, chars, kinds, prefix, suffix, whole, following, start, end, features)
+        features_of(i, chars, kinds, prefix, suffix, whole, following, start, end,
+                    shapes, first, left, right, features)
         predicted = pc.best_class(weights, features, no_label_features, legal, scores)
         if predicted != gold:
             errors += 1
@@ -224,11 +367,12 @@ def train_epoch(order, labels, chars, kinds, prefix, suffix, whole, following, s
 
 
 @njit(cache=True)
-def classify(chars, kinds, prefix, suffix, whole, following, start, end, weights):
-    """The class of every gap (-1 after a space)."""
+def classify(chars, kinds, prefix, suffix, whole, following, start, end, shapes,
+             first, left, right, weights):
+    """The class of every gap (-1 after a space); first, left, right as `train_epoch`'s."""
     n = chars.shape[0]
     out = np.full(n, -1, dtype=np.int8)
-    features = np.zeros(N_FEATURES, dtype=np.uint64)
+    features = np.zeros(n_features(shapes, first), dtype=np.uint64)
     no_label_features = np.zeros(0, dtype=np.uint64)
     legal = np.zeros(3, dtype=np.bool_)
     scores = np.zeros(3, dtype=np.float64)
@@ -236,7 +380,8 @@ def classify(chars, kinds, prefix, suffix, whole, following, start, end, weights
         if kinds[i] == SPACE:
             continue
         _legal(i, kinds, end, legal)
-        gap_features(i, chars, kinds, prefix, suffix, whole, following, start, end, features)
+        features_of(i, chars, kinds, prefix, suffix, whole, following, start, end,
+                    shapes, first, left, right, features)
         out[i] = pc.best_class(weights, features, no_label_features, legal, scores)
     return out
 
@@ -244,15 +389,99 @@ def classify(chars, kinds, prefix, suffix, whole, following, start, end, weights
 class EncodedText:
     """A text as the compiled functions read it."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, shapes: bool = True):
         self.text = text
         self.chars, self.kinds = encode_text(text)
         (self.prefix, self.suffix, self.whole, self.following,
          self.start, self.end) = chunk_hashes(self.chars, self.kinds)
+        self.shapes = chunk_shapes(self.chars, self.kinds) if shapes else _NO_SHAPES
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         return (self.chars, self.kinds, self.prefix, self.suffix, self.whole, self.following,
-                self.start, self.end)
+                self.start, self.end, self.shapes)
+
+    def first_pass(self) -> tuple[np.ndarray, ...]:
+        """`arrays` and no first-pass classes: what the first pass reads."""
+        return (*self.arrays(), _NO_CLASSES, _NO_HASHES, _NO_HASHES)
+
+    def second_pass(self, first: np.ndarray) -> tuple[np.ndarray, ...]:
+        """`arrays` and the first pass's classes with their pieces: what the second
+        pass reads."""
+        return (*self.arrays(), first, *first_pass_pieces(self.chars, self.kinds, first))
+
+
+_NO_CLASSES = np.zeros(0, dtype=np.int8)
+_NO_SHAPES = np.zeros((2, 0), dtype=np.uint64)
+_NO_HASHES = np.zeros(0, dtype=np.uint64)
+
+
+def train_pass(encoded: EncodedText, labels: np.ndarray, positions: np.ndarray,
+               first: np.ndarray | None, dev: tuple[EncodedText, np.ndarray,
+                                                    np.ndarray | None] | None,
+               *, epochs: int, buckets: int, seed: int, progress=None
+               ) -> tuple[pc.Weights, list[dict[str, Any]]]:
+    """(averaged weights, per-epoch log) of one pass trained on the gaps at `positions`:
+    the first pass when first is None, else the second, reading the first pass's
+    classes `first`.  dev: (its text, gold classes, its first-pass classes); with dev,
+    the epoch most accurate on it is kept, else the last."""
+    features = n_features(encoded.shapes, _NO_CLASSES if first is None else first)
+    buckets = buckets or table_rows(DEFAULT_BUCKETS, len(positions), features)
+    model = new_perceptron(CLASSES, buckets)
+    arrays = encoded.first_pass() if first is None else encoded.second_pass(first)
+    dev_arrays = None
+    if dev is not None:
+        dev_arrays = dev[0].first_pass() if dev[2] is None else dev[0].second_pass(dev[2])
+    step, best, best_weights, log = 0, -1.0, None, []
+    for epoch in range(epochs):
+        order = np.random.default_rng([seed, epoch]).permutation(positions)
+        with interrupts.deferred():
+            step, errors = train_epoch(order, labels, *arrays, model.weights, model.totals,
+                                       step)
+        averaged = model.averaged(max(step, 1))
+        entry = {"epoch": epoch + 1, "error_rate": errors / max(len(order), 1)}
+        if dev_arrays is not None:
+            got = classify(*dev_arrays, averaged)
+            seen = dev[0].kinds != SPACE
+            entry["dev_accuracy"] = float((got[seen] == dev[1][seen]).mean())
+        log.append(entry)
+        if progress is not None:
+            progress(entry)
+        score = entry.get("dev_accuracy", epoch)
+        if score > best:
+            best, best_weights = score, averaged
+    return best_weights, log
+
+
+def jackknifed_first_pass(encoded: EncodedText, labels: np.ndarray, folds: int, *,
+                          epochs: int, buckets: int, seed: int) -> np.ndarray:
+    """The first pass's classes of every gap of a training text, each decided by a first
+    pass trained without it: the text is cut into `folds` parts at sentence ends, and each
+    part is classified by a first pass trained on the others."""
+    positions = np.flatnonzero(encoded.kinds != SPACE)
+    sentence_ends = np.flatnonzero(labels == SENTENCE)
+    cuts = [0]
+    for k in range(1, folds):
+        at = np.searchsorted(sentence_ends, k * len(labels) // folds)
+        if at < len(sentence_ends) and sentence_ends[at] + 1 > cuts[-1]:
+            cuts.append(int(sentence_ends[at]) + 1)
+    cuts.append(len(labels))
+    first = np.full(len(labels), -1, dtype=np.int8)
+    for a, b in zip(cuts, cuts[1:]):
+        held_out = (positions >= a) & (positions < b)
+        if held_out.all() or not held_out.any():
+            continue
+        weights, _ = train_pass(encoded, labels, positions[~held_out], None, None,
+                                epochs=epochs, buckets=buckets, seed=seed)
+        with interrupts.deferred():
+            got = classify(*encoded.first_pass(), weights)
+        first[a:b] = got[a:b]
+    if (first[positions] < 0).any():  # one part only: the first pass on its own text
+        weights, _ = train_pass(encoded, labels, positions, None, None, epochs=epochs,
+                                buckets=buckets, seed=seed)
+        got = classify(*encoded.first_pass(), weights)
+        missing = first < 0
+        first[missing] = got[missing]
+    return first
 
 
 # --- the treebank's text ---------------------------------------------------------
@@ -463,59 +692,78 @@ class Tokenizer:
 
     def __init__(self, weights: pc.Weights, multiwords: MultiwordSplits,
                  hyperparameters: dict[str, Any] | None = None,
-                 scores: dict[str, Any] | None = None, *, whole_addresses: bool = False):
-        self.weights = weights
+                 scores: dict[str, Any] | None = None, *, whole_addresses: bool = False,
+                 second: pc.Weights | None = None, shapes: bool = False):
+        self.weights = weights  # the first pass
+        self.shapes = shapes  # whether the first pass reads the chunks' shapes
+        self.second = second  # the stacked second pass, if any
         self.multiwords = multiwords
         self.whole_addresses = whole_addresses  # URLs and e-mail addresses: one token each
         self.hyperparameters = dict(hyperparameters or {})
         self.scores = dict(scores or {})
 
     def __repr__(self) -> str:
-        return (f"Tokenizer({len(self.multiwords.splits)} multiword forms, "
+        return (f"Tokenizer({'two passes' if self.second is not None else 'one pass'}, "
+                f"{len(self.multiwords.splits)} multiword forms, "
                 f"{len(self.multiwords.suffixes)} suffix rules)")
 
     @classmethod
     def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
-              epochs: int = 6, buckets: int | None = None, seed: int = 0,
+              epochs: int = 12, buckets: int | None = None, seed: int = 0,
+              shapes: bool = True, stacked: bool = True, folds: int = STACKING_FOLDS,
               progress=None) -> Tokenizer:
         """Train on a treebank's text (`training_text`); with dev, keep the epoch whose
         gap classes are most accurate on dev's text.  buckets: table rows (default
-        `DEFAULT_BUCKETS`, fewer for little data: `classifier.table_rows`).  progress(entry)
-        after each epoch."""
+        `DEFAULT_BUCKETS`, fewer for little data: `classifier.table_rows`).  stacked: also
+        train the second pass, on `folds`-fold jackknifed first-pass classes.
+        progress(entry) after each epoch."""
         text, labels, tokenized = training_text(sentences)
         if not tokenized:
             raise ArcwiseError("no training sentences: the training file is empty")
-        encoded = EncodedText(text)
+        encoded = EncodedText(text, shapes)
         positions = np.flatnonzero(encoded.kinds != SPACE)
-        buckets = buckets or table_rows(DEFAULT_BUCKETS, len(positions), N_FEATURES)
-        model = new_perceptron(CLASSES, buckets)
         dev_data = None
         if dev is not None:
             dev_text, dev_labels, _ = training_text(dev)
             if dev_text:
-                dev_data = EncodedText(dev_text), dev_labels
-        step, best, best_weights, log = 0, -1.0, None, []
-        for epoch in range(epochs):
-            order = np.random.default_rng([seed, epoch]).permutation(positions)
-            with interrupts.deferred():
-                step, errors = train_epoch(order, labels, *encoded.arrays(),
-                                           model.weights, model.totals, step)
-            averaged = model.averaged(max(step, 1))
-            entry = {"epoch": epoch + 1, "error_rate": errors / max(len(order), 1)}
+                dev_data = EncodedText(dev_text, shapes), dev_labels
+        options = {"epochs": epochs, "buckets": buckets or 0, "seed": seed}
+        first_progress = None if progress is None else (
+            lambda entry: progress({"pass": 1, **entry}))
+        weights, log = train_pass(encoded, labels, positions, None,
+                                  None if dev_data is None else (*dev_data, None),
+                                  progress=first_progress, **options)
+        scores: dict[str, Any] = {"epochs": log}
+        second = None
+        if stacked:
+            first = jackknifed_first_pass(encoded, labels, folds, **options)
+            dev_second = None
             if dev_data is not None:
-                got = classify(*dev_data[0].arrays(), averaged)
-                seen = dev_data[0].kinds != SPACE
-                entry["dev_accuracy"] = float((got[seen] == dev_data[1][seen]).mean())
-            log.append(entry)
-            if progress is not None:
-                progress(entry)
-            score = entry.get("dev_accuracy", epoch)
-            if score > best:
-                best, best_weights = score, averaged
-        hyperparameters = {"epochs": epochs, "buckets": buckets, "seed": seed}
-        return cls(best_weights, MultiwordSplits.learn(tokenized), hyperparameters,
-                   {"epochs": log},
-                   whole_addresses=web_addresses.kept_whole(text, labels != NONE))
+                with interrupts.deferred():
+                    dev_first = classify(*dev_data[0].first_pass(), weights)
+                dev_second = (*dev_data, dev_first)
+            second_progress = None if progress is None else (
+                lambda entry: progress({"pass": 2, **entry}))
+            second, scores["second_pass_epochs"] = train_pass(
+                encoded, labels, positions, first, dev_second, progress=second_progress,
+                **options)
+        hyperparameters = {"epochs": epochs, "buckets": buckets or weights.transition.shape[0],
+                           "seed": seed, "shapes": shapes, "stacked": stacked,
+                           **({"folds": folds} if stacked else {})}
+        return cls(weights, MultiwordSplits.learn(tokenized), hyperparameters, scores,
+                   whole_addresses=web_addresses.kept_whole(text, labels != NONE),
+                   second=second, shapes=shapes)
+
+    def gap_classes(self, encoded: EncodedText) -> np.ndarray:
+        """The class of every gap of a text (-1 after a space), by both passes."""
+        with interrupts.deferred():
+            gaps = classify(*encoded.first_pass(), self.weights)
+            if self.second is not None:
+                first = gaps
+                gaps = classify(*encoded.second_pass(first), self.second)
+                ends = (gaps != NONE) & (first != NONE)
+                gaps[ends] = first[ends]  # where both end a token, the first says how
+        return gaps
 
     def tokenize(self, text: str) -> list[list[Token]]:
         """The sentences of `text`, each a list of tokens (surface, words, space after).
@@ -530,9 +778,8 @@ class Tokenizer:
 
     def _tokenize_paragraph(self, text: str) -> list[list[Token]]:
         text = text.strip() + " "  # as in training, where a space or a blank line follows
-        encoded = EncodedText(text)
-        with interrupts.deferred():
-            gaps = classify(*encoded.arrays(), self.weights)
+        encoded = EncodedText(text, self.shapes)
+        gaps = self.gap_classes(encoded)
         if self.whole_addresses:
             for start, end in web_addresses.spans(text):
                 gaps[start : end - 1] = NONE
@@ -570,21 +817,34 @@ class Tokenizer:
         meta = {"kind": "tokenizer", "classes": list(CLASSES),
                 "multiwords": self.multiwords.to_json(),
                 "whole_addresses": self.whole_addresses,
-                "hyperparameters": self.hyperparameters, "scores": self.scores}
-        return arrays_of(self.weights, prefix), meta
+                "hyperparameters": self.hyperparameters, "scores": self.scores,
+                "shapes": self.shapes, "second_pass": self.second is not None}
+        arrays = arrays_of(self.weights, prefix)
+        if self.second is not None:
+            arrays.update(arrays_of(self.second, prefix + SECOND_PASS))
+        return arrays, meta
 
     @classmethod
     def from_saved(cls, arrays, meta: dict[str, Any], source: str, prefix: str = "") -> Tokenizer:
         if not isinstance(meta, dict) or meta.get("kind") != "tokenizer" \
                 or meta.get("classes") != list(CLASSES):
             raise ArcwiseError(f"{source}: corrupt model file (bad tokenizer metadata)")
+        # absent: a file of before shapes and the second pass
+        second_pass, shapes = meta.get("second_pass", False), meta.get("shapes", False)
+        if not isinstance(second_pass, bool) or not isinstance(shapes, bool):
+            raise ArcwiseError(f"{source}: corrupt model file (bad tokenizer metadata)")
+        second = None
+        if second_pass:
+            second = weights_from(arrays, CLASSES, source, prefix + SECOND_PASS)
+            arrays = {name: a for name, a in arrays.items()
+                      if not name.startswith(prefix + SECOND_PASS)}
         weights = weights_from(arrays, CLASSES, source, prefix)
         multiwords = MultiwordSplits.from_json(meta.get("multiwords"), source)
         whole_addresses = meta.get("whole_addresses", False)  # absent: an older file
         if not isinstance(whole_addresses, bool):
             raise ArcwiseError(f"{source}: corrupt model file (bad tokenizer metadata)")
         return cls(weights, multiwords, meta.get("hyperparameters"), meta.get("scores"),
-                   whole_addresses=whole_addresses)
+                   whole_addresses=whole_addresses, second=second, shapes=shapes)
 
 
 def _paragraphs(text: str) -> Iterator[str]:

@@ -62,7 +62,8 @@ def train_pipeline(train: Sequence[Sentence], dev: Sequence[Sentence] | None = N
 
     def epochs_of(what: str) -> Callable[[dict], None]:
         return lambda entry: say(f"{what} epoch {entry['epoch']}: " + ", ".join(
-            f"{k} {v:.4f}" for k, v in entry.items() if k != "epoch"))
+            f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
+            for k, v in entry.items() if k != "epoch"))
 
     train = list(train)
     dev = list(dev) if dev is not None else None
