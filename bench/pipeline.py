@@ -28,6 +28,9 @@ from every kept one, with the git revision, machine and load it was measured at.
 --rerun runs the models in the work folder again from raw text (arcwise's, and UDPipe's
 when its model is there, e.g. trained meanwhile by bench/udpipe1.py), scores and times them,
 and keeps those figures with their own provenance: speeds measured on a quiet machine.
+With --retrain-tokenizer it first trains the pipeline's tokenizer again with the current
+code, keeping its tagger and parser (trained on gold tokens, they do not depend on it), and
+says so in the report.
 UDPipe's model is udpipe.model, or the three models of its training in stages
 (udpipe.tokenizer.model, udpipe.tagger.model, udpipe.parser.model: bench/udpipe1.py says
 how), for a treebank whose UDPipe training outlasts a session.
@@ -198,6 +201,9 @@ def main(argv: list[str] | None = None) -> dict:
                     help="keep the result and rewrite the pipeline section of RESULTS.md")
     ap.add_argument("--rerun", action="store_true",
                     help="run, score and time the work folder's models again (see above)")
+    ap.add_argument("--retrain-tokenizer", action="store_true",
+                    help="with --rerun: first train the pipeline's tokenizer again with this "
+                    "revision's code, keeping its tagger and parser (see above)")
     args = ap.parse_args(argv)
     from arcwise.cli.train import checked_model, parse_tagger
     from arcwise.errors import ArcwiseError
@@ -268,6 +274,9 @@ def rerun(args, name: str, workdir: Path, command: list[str]) -> dict:
     kept = json.loads(kept_path.read_text())
     out, warm_up = workdir / "arcwise.raw.conllu", workdir / "dev.txt"
     dev = split(args.treebank, "dev")
+    if args.retrain_tokenizer:
+        kept["tokenizer_retrained"] = retrain_tokenizer(workdir / "arcwise.pipeline",
+                                                        args.treebank, args.seed, command)
     if dev is not None and not warm_up.exists():
         warm_up.write_text(raw_text(read_treebank(dev)))
     kept["arcwise"]["speed"] = timed_text_run(arcwise.load(workdir / "arcwise.pipeline"),
@@ -284,6 +293,26 @@ def rerun(args, name: str, workdir: Path, command: list[str]) -> dict:
     if args.report:
         store(kept)
     return kept
+
+
+def retrain_tokenizer(model: Path, treebank: Path, seed: int, command: list[str]) -> dict:
+    """Train the tokenizer of the pipeline in `model` again on the treebank's train split
+    (dev for its epochs), keep the rest, and save it; its training seconds and stamp."""
+    import arcwise
+    from arcwise.io import read_treebank
+    from arcwise.pipeline.training import train_pipeline
+
+    dev = split(treebank, "dev")
+    start = time.perf_counter()
+    tokenizer, _ = train_pipeline(list(read_treebank(split(treebank, "train"))),
+                                  list(read_treebank(dev)) if dev is not None else None,
+                                  ["tokenizer"], seed=seed,
+                                  progress=lambda line: print(line, file=sys.stderr))
+    seconds = time.perf_counter() - start
+    nlp = arcwise.load(model)
+    nlp.tokenizer = tokenizer.tokenizer
+    nlp.save(model)
+    return {"seconds": seconds, **stamp(command)}
 
 
 def stamp(command: list[str]) -> dict:
@@ -339,6 +368,10 @@ def store(result: dict) -> None:
                      "in the work folder already, trained beforehand by bench/udpipe1.py."),
                   f"- `{kept['command']}` — {kept['provenance']} Load average at the end "
                   f"(1, 5, 15 min): {', '.join(map(str, kept['load_average']))}."]
+        if "tokenizer_retrained" in kept:
+            again = kept["tokenizer_retrained"]
+            lines += [f"- The tokenizer trained again ({again['seconds']:,.0f} s), the tagger and "
+                      f"parser kept: `{again['command']}` — {again['provenance']}"]
         if "rerun" in kept:
             timing = kept["rerun"]
             lines += [f"- The raw-text rows run, scored and timed again: `{timing['command']}` — "

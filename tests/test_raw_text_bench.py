@@ -6,6 +6,7 @@ import importlib
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from arcwise.eval.conll18 import conll18_scores
@@ -183,6 +184,34 @@ def test_the_bench_runs_a_biaffine_parser_on_gold_tags_without_retraining(tmp_pa
     assert conll18_scores(tmp_path / "work" / "gold.conllu", out)["LAS"] == gold_tags["LAS"]
     assert "biaffine (word=8, lstm=8, arc=8, label=8, threads=1) parser, tags: gold" in (
         sections["pipeline"])
+
+
+def test_a_rerun_can_train_the_tokenizer_again_and_keep_the_rest(tmp_path, kept_bench):
+    """bench/pipeline.py --rerun --retrain-tokenizer: the kept run's pipeline gets a tokenizer
+    trained with the current code (here: two passes where the run's had one), its tagger and
+    parser stay byte for byte, and the report says so."""
+    import arcwise
+    from arcwise.io import read_treebank
+    from arcwise.pipeline.tokenizer import Tokenizer
+
+    bench, sections = kept_bench
+    args = ["--treebank", str(tmp_path), "--workdir", str(tmp_path / "work"), "--no-udpipe",
+            "--epochs", "1", "--tag-folds", "2", "--no-gold-tag-parser"]
+    bench.main([*args, "--report"])
+    model = tmp_path / "work" / "arcwise.pipeline"
+    nlp = arcwise.load(model)
+    nlp.tokenizer = Tokenizer.train(read_treebank(tmp_path / "train.conllu"), stacked=False)
+    nlp.save(model)
+    before = nlp.saved()[0]
+    with pytest.raises(SystemExit, match="no kept run"):
+        bench.main([*args, "--rerun", "--retrain-tokenizer", "--workdir", str(tmp_path / "x")])
+    bench.main([*args, "--rerun", "--retrain-tokenizer", "--report"])
+    after = arcwise.load(model)
+    assert after.tokenizer.second is not None
+    arrays = after.saved()[0]
+    assert all(np.array_equal(arrays[k], a) for k, a in before.items()
+               if not k.startswith("tokenizer_"))
+    assert "The tokenizer trained again" in sections["pipeline"]
 
 
 @pytest.mark.neural
