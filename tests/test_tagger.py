@@ -4,12 +4,23 @@ survives a model-file round trip."""
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
 
 from arcwise.corpus import from_words
 from arcwise.errors import ArcwiseError
 from arcwise.io import conllu
 from arcwise.models.hashing import combine, text_hash
-from arcwise.pipeline.tagger import N_ATOMS, PAD, Atoms, Tagger, atom_strings, forms_atoms
+from arcwise.pipeline.tagger import (
+    N_ATOMS,
+    PAD,
+    Atoms,
+    Tagger,
+    atom_strings,
+    combination_codes,
+    forms_atoms,
+    legal_combinations,
+)
 from tests.ewt import NO_JIT, train_and_dev
 
 N_TRAIN, N_DEV = (30, 10) if NO_JIT else (300, 100)
@@ -131,3 +142,53 @@ def test_the_atoms_cache_is_safe_to_share_between_threads():
     for t in threads:
         t.join()
     assert not failures
+
+
+def triples(sentences):
+    return {t for s in sentences for t in zip(s.upos[1:], s.xpos[1:], s.feats[1:])}
+
+
+def test_tags_only_combinations_seen_in_training(tagger, data):
+    """A word gets XPOS among those seen with its UPOS, FEATS among those seen with both;
+    combinations=False lifts that, and so does a model file of before it."""
+    train, dev = data
+    untagged = [from_words(s.form[1:]) for s in dev]
+    assert triples(tagger.tag(untagged)) <= triples(train)
+    free = Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14, features=2,
+                        combinations=False)
+    assert free.combinations.shape[0] == 0
+    from arcwise.cli.train import parse_tagger
+
+    assert parse_tagger(["combinations=any"])["combinations"] is False  # --tagger's way
+    assert all(np.array_equal(a.transition, b.transition)  # the same training
+               for a, b in zip(free.weights, tagger.weights))
+    if not NO_JIT:
+        assert not triples(free.tag(untagged)) <= triples(train)
+    arrays, meta = tagger.saved("tagger_")
+    assert np.array_equal(Tagger.from_saved(arrays, meta, "m", "tagger_").combinations,
+                          tagger.combinations)
+    old = {k: v for k, v in meta.items() if k != "combinations"}
+    assert Tagger.from_saved(arrays, old, "m", "tagger_").combinations.shape[0] == 0
+    for bad in (tagger.combinations[::-1], tagger.combinations.astype(np.int32),
+                tagger.combinations + 10**9):
+        with pytest.raises(ArcwiseError, match="^m: corrupt model file .bad tag combinations"):
+            Tagger.from_saved({**arrays, "tagger_combinations": bad}, meta, "m", "tagger_")
+
+
+@given(hs.sets(hs.tuples(hs.integers(0, 2), hs.integers(0, 3), hs.integers(0, 4)),
+               min_size=1))
+def test_legal_combinations_are_those_seen(seen):
+    n_xpos, n_feats = 4, 5
+    codes = np.unique([combination_codes(u, x, f, n_xpos, n_feats) for u, x, f in seen])
+    tags = np.zeros((3, 1), dtype=np.int64)
+    legal = np.zeros(max(n_xpos, n_feats), dtype=np.bool_)
+    for u in range(3):
+        tags[0, 0] = u
+        legal_combinations(codes, 1, 0, tags, n_xpos, n_feats, legal[:n_xpos])
+        with_u = {x for v, x, _ in seen if v == u} or set(range(n_xpos))
+        assert set(np.flatnonzero(legal[:n_xpos])) == with_u
+        for x in range(n_xpos):
+            tags[1, 0] = x
+            legal_combinations(codes, 2, 0, tags, n_xpos, n_feats, legal[:n_feats])
+            with_ux = {f for v, y, f in seen if (v, y) == (u, x)} or set(range(n_feats))
+            assert set(np.flatnonzero(legal[:n_feats])) == with_ux

@@ -286,7 +286,9 @@ def register(app: typer.Typer) -> None:
             help="The tagger's options (repeatable; --system tagger, --pipeline, --tags "
             "predicted): model=perceptron (the default) or model=bilstm (a BiLSTM tagger "
             "reading characters; needs the neural extra), epochs (perceptron 8; bilstm: "
-            "enough for 4,000 updates, 10 to 100), features (perceptron: 1 or 2), and a "
+            "enough for 4,000 updates, 10 to 100), features (perceptron: 1 or 2), "
+            "combinations (perceptron: seen, the default, gives a word only the UPOS, XPOS "
+            "and FEATS combinations seen in training; any does not), and a "
             "bilstm tagger's network options as --neural's (chars, dropout, lstm, threads ...).",
         ),
         model: Model = typer.Option(
@@ -463,8 +465,8 @@ def parse_neural(pairs: list[str], model: str, flag: str = "--neural") -> dict:
 def parse_tagger(pairs: list[str]) -> dict:
     """--tagger KEY=VALUE options as the tagger's options (`train_pipeline`'s
     tagger_options): model (perceptron or bilstm), epochs, features (the perceptron's
-    version), and a bilstm tagger's network options (as --neural); errors before any file
-    is read."""
+    version), combinations (the perceptron's: seen or any), and a bilstm tagger's network
+    options (as --neural); errors before any file is read."""
     from arcwise.models.kinds import TAGGERS
 
     options: dict = {}
@@ -480,15 +482,24 @@ def parse_tagger(pairs: list[str]) -> dict:
             if not value.isdigit() or int(value) < 1:
                 raise ArcwiseError(f"--tagger {pair}: {value!r} is not a positive whole number")
             options[key] = int(value)
+        elif key == "combinations":
+            if value not in ("seen", "any"):
+                raise ArcwiseError(f"--tagger {pair}: use combinations=seen (a word gets only "
+                                   "the UPOS, XPOS and FEATS combinations seen in training, "
+                                   "the default) or combinations=any")
+            options[key] = value == "seen"
         else:
             neural.append(pair)
     model = options.get("model", "perceptron")
     if model == "perceptron" and neural:
         raise ArcwiseError(f"--tagger {neural[0]}: unknown option for a perceptron tagger; "
-                           "use epochs or features (model=bilstm takes network options)")
+                           "use epochs, features or combinations (model=bilstm takes network "
+                           "options)")
     if model == "bilstm":
-        if "features" in options:
-            raise ArcwiseError("--tagger features: a perceptron tagger's option, not model=bilstm's")
+        for key in ("features", "combinations"):
+            if key in options:
+                raise ArcwiseError(f"--tagger {key}: a perceptron tagger's option, "
+                                   "not model=bilstm's")
         if neural:
             options["neural"] = parse_neural(neural, "tagger", "--tagger")
     return options
