@@ -28,9 +28,11 @@ from every kept one, with the git revision, machine and load it was measured at.
 --rerun runs the models in the work folder again from raw text (arcwise's, and UDPipe's
 when its model is there, e.g. trained meanwhile by bench/udpipe1.py), scores and times them,
 and keeps those figures with their own provenance: speeds measured on a quiet machine.
-With --retrain-tokenizer it first trains the pipeline's tokenizer again with the current
-code, keeping its tagger and parser (trained on gold tokens, they do not depend on it), and
-says so in the report.
+With --retrain tokenizer (or tokenizer,tagger) it first trains the pipeline's tokenizer
+(and tagger, with the run's tagger options) again with the current code, keeping the rest,
+and says so in the report: the tagger and parser are trained on gold tokens, so they do not
+depend on the tokenizer, but a parser trained on predicted tags keeps those of the tagger
+it was trained with.
 UDPipe's model is udpipe.model, or the three models of its training in stages
 (udpipe.tokenizer.model, udpipe.tagger.model, udpipe.parser.model: bench/udpipe1.py says
 how), for a treebank whose UDPipe training outlasts a session.
@@ -201,9 +203,10 @@ def main(argv: list[str] | None = None) -> dict:
                     help="keep the result and rewrite the pipeline section of RESULTS.md")
     ap.add_argument("--rerun", action="store_true",
                     help="run, score and time the work folder's models again (see above)")
-    ap.add_argument("--retrain-tokenizer", action="store_true",
-                    help="with --rerun: first train the pipeline's tokenizer again with this "
-                    "revision's code, keeping its tagger and parser (see above)")
+    ap.add_argument("--retrain", type=lambda v: v.split(","), default=[],
+                    metavar="tokenizer[,tagger]",
+                    help="with --rerun: first train these components of the pipeline again "
+                    "with this revision's code, keeping its parser (see above)")
     args = ap.parse_args(argv)
     from arcwise.cli.train import checked_model, parse_tagger
     from arcwise.errors import ArcwiseError
@@ -274,9 +277,9 @@ def rerun(args, name: str, workdir: Path, command: list[str]) -> dict:
     kept = json.loads(kept_path.read_text())
     out, warm_up = workdir / "arcwise.raw.conllu", workdir / "dev.txt"
     dev = split(args.treebank, "dev")
-    if args.retrain_tokenizer:
-        kept["tokenizer_retrained"] = retrain_tokenizer(workdir / "arcwise.pipeline",
-                                                        args.treebank, args.seed, command)
+    if args.retrain:
+        kept["retrained"] = retrain(workdir / "arcwise.pipeline", args.retrain, args.treebank,
+                                    args.seed, kept["arcwise"].get("tagger_options", {}), command)
     if dev is not None and not warm_up.exists():
         warm_up.write_text(raw_text(read_treebank(dev)))
     kept["arcwise"]["speed"] = timed_text_run(arcwise.load(workdir / "arcwise.pipeline"),
@@ -295,24 +298,29 @@ def rerun(args, name: str, workdir: Path, command: list[str]) -> dict:
     return kept
 
 
-def retrain_tokenizer(model: Path, treebank: Path, seed: int, command: list[str]) -> dict:
-    """Train the tokenizer of the pipeline in `model` again on the treebank's train split
-    (dev for its epochs), keep the rest, and save it; its training seconds and stamp."""
+def retrain(model: Path, components: list[str], treebank: Path, seed: int,
+            tagger_options: dict, command: list[str]) -> dict:
+    """Train these components (tokenizer, tagger) of the pipeline in `model` again on the
+    treebank's train split (dev for their epochs), keep the rest, and save it; what was
+    retrained, in how many seconds, and the stamp."""
     import arcwise
     from arcwise.io import read_treebank
     from arcwise.pipeline.training import train_pipeline
 
+    if not components or not set(components) <= {"tokenizer", "tagger"}:
+        sys.exit(f"--retrain {','.join(components)}: use tokenizer, tagger or both")
     dev = split(treebank, "dev")
     start = time.perf_counter()
-    tokenizer, _ = train_pipeline(list(read_treebank(split(treebank, "train"))),
-                                  list(read_treebank(dev)) if dev is not None else None,
-                                  ["tokenizer"], seed=seed,
-                                  progress=lambda line: print(line, file=sys.stderr))
+    again, _ = train_pipeline(list(read_treebank(split(treebank, "train"))),
+                              list(read_treebank(dev)) if dev is not None else None,
+                              components, seed=seed, tagger_options=tagger_options,
+                              progress=lambda line: print(line, file=sys.stderr))
     seconds = time.perf_counter() - start
     nlp = arcwise.load(model)
-    nlp.tokenizer = tokenizer.tokenizer
+    for component in components:
+        setattr(nlp, component, getattr(again, component))
     nlp.save(model)
-    return {"seconds": seconds, **stamp(command)}
+    return {"components": components, "seconds": seconds, **stamp(command)}
 
 
 def stamp(command: list[str]) -> dict:
@@ -368,10 +376,15 @@ def store(result: dict) -> None:
                      "in the work folder already, trained beforehand by bench/udpipe1.py."),
                   f"- `{kept['command']}` — {kept['provenance']} Load average at the end "
                   f"(1, 5, 15 min): {', '.join(map(str, kept['load_average']))}."]
-        if "tokenizer_retrained" in kept:
-            again = kept["tokenizer_retrained"]
-            lines += [f"- The tokenizer trained again ({again['seconds']:,.0f} s), the tagger and "
-                      f"parser kept: `{again['command']}` — {again['provenance']}"]
+        if "retrained" in kept:
+            again = kept["retrained"]
+            kept_parts = [c for c in ("tokenizer", "tagger", "parser")
+                          if c not in again["components"]]
+            lines += [f"- The {' and '.join(again['components'])} trained again "
+                      f"({again['seconds']:,.0f} s), the {' and '.join(kept_parts)} kept"
+                      + (" (the parser trained on the earlier tagger's jackknifed tags)"
+                         if "tagger" in again["components"] and tags == "predicted" else "")
+                      + f": `{again['command']}` — {again['provenance']}"]
         if "rerun" in kept:
             timing = kept["rerun"]
             lines += [f"- The raw-text rows run, scored and timed again: `{timing['command']}` — "

@@ -187,7 +187,7 @@ def test_the_bench_runs_a_biaffine_parser_on_gold_tags_without_retraining(tmp_pa
 
 
 def test_a_rerun_can_train_the_tokenizer_again_and_keep_the_rest(tmp_path, kept_bench):
-    """bench/pipeline.py --rerun --retrain-tokenizer: the kept run's pipeline gets a tokenizer
+    """bench/pipeline.py --rerun --retrain tokenizer: the kept run's pipeline gets a tokenizer
     trained with the current code (here: two passes where the run's had one), its tagger and
     parser stay byte for byte, and the report says so."""
     import arcwise
@@ -204,14 +204,17 @@ def test_a_rerun_can_train_the_tokenizer_again_and_keep_the_rest(tmp_path, kept_
     nlp.save(model)
     before = nlp.saved()[0]
     with pytest.raises(SystemExit, match="no kept run"):
-        bench.main([*args, "--rerun", "--retrain-tokenizer", "--workdir", str(tmp_path / "x")])
-    bench.main([*args, "--rerun", "--retrain-tokenizer", "--report"])
+        bench.main([*args, "--rerun", "--retrain", "tokenizer", "--workdir", str(tmp_path / "x")])
+    with pytest.raises(SystemExit, match="use tokenizer, tagger or both"):
+        bench.main([*args, "--rerun", "--retrain", "parser"])
+    bench.main([*args, "--rerun", "--retrain", "tokenizer", "--report"])
     after = arcwise.load(model)
     assert after.tokenizer.second is not None
     arrays = after.saved()[0]
     assert all(np.array_equal(arrays[k], a) for k, a in before.items()
                if not k.startswith("tokenizer_"))
     assert "The tokenizer trained again" in sections["pipeline"]
+    assert "the tagger and parser kept" in sections["pipeline"]
 
 
 @pytest.mark.neural
