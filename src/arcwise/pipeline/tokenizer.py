@@ -156,36 +156,34 @@ def _shape_code(char, kind):
 
 
 @njit(cache=True)
+def _extend_shape(h, last, char, kind):
+    """(the shape hash h extended by a character, its shape code): a letter or digit of the
+    class of the `last` code adds nothing."""
+    code = _shape_code(char, kind)
+    return (combine(h, code) if code != last or code >= 0 else h), code
+
+
+@njit(cache=True)
 def chunk_shapes(chars, kinds):
     """Per position, row 0: the hash of the shape of its chunk up to and including it; row 1:
     of the rest of the chunk after it.  A shape writes a letter or digit as its class and
     a run of one class once (``01-Feb-02``: ``d-Xx-d``)."""
     n = chars.shape[0]
     shapes = np.zeros((2, n), dtype=np.uint64)
-    h = np.uint64(0)
-    last = np.int64(0)
+    h, last = np.uint64(0), np.int64(0)
     for i in range(n):
         if kinds[i] == SPACE:
-            h = np.uint64(0)
-            last = np.int64(0)
-            continue
-        code = _shape_code(chars[i], kinds[i])
-        if code != last or code >= 0:
-            h = combine(h, code)
-        last = code
-        shapes[0, i] = h
-    h = np.uint64(1)
-    last = np.int64(0)
+            h, last = np.uint64(0), np.int64(0)
+        else:
+            h, last = _extend_shape(h, last, chars[i], kinds[i])
+            shapes[0, i] = h
+    h, last = np.uint64(1), np.int64(0)
     for i in range(n - 1, -1, -1):
-        shapes[1, i] = h if kinds[i] != SPACE else np.uint64(0)
         if kinds[i] == SPACE:
-            h = np.uint64(1)
-            last = np.int64(0)
-            continue
-        code = _shape_code(chars[i], kinds[i])
-        if code != last or code >= 0:
-            h = combine(h, code)
-        last = code
+            h, last = np.uint64(1), np.int64(0)
+        else:
+            shapes[1, i] = h
+            h, last = _extend_shape(h, last, chars[i], kinds[i])
     return shapes
 
 
