@@ -148,29 +148,30 @@ def triples(sentences):
     return {t for s in sentences for t in zip(s.upos[1:], s.xpos[1:], s.feats[1:])}
 
 
-def test_tags_only_combinations_seen_in_training(tagger, data):
-    """A word gets XPOS among those seen with its UPOS, FEATS among those seen with both;
-    combinations=False lifts that, and so does a model file of before it."""
+def test_tags_only_combinations_seen_in_training_when_asked(tagger, data):
+    """With combinations=True a word gets XPOS among those seen with its UPOS, FEATS among
+    those seen with both; by default (and in a model file of before the option) any."""
     train, dev = data
     untagged = [from_words(s.form[1:]) for s in dev]
-    assert triples(tagger.tag(untagged)) <= triples(train)
-    free = Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14, features=2,
-                        combinations=False)
-    assert free.combinations.shape[0] == 0
+    seen = Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14, features=2,
+                        combinations=True)
+    assert triples(seen.tag(untagged)) <= triples(train)
+    assert tagger.combinations.shape[0] == 0
     from arcwise.cli.train import parse_tagger
 
-    assert parse_tagger(["combinations=any"])["combinations"] is False  # --tagger's way
+    assert parse_tagger(["combinations=seen"])["combinations"] is True  # --tagger's way
     assert all(np.array_equal(a.transition, b.transition)  # the same training
-               for a, b in zip(free.weights, tagger.weights))
+               for a, b in zip(seen.weights, tagger.weights))
     if not NO_JIT:
-        assert not triples(free.tag(untagged)) <= triples(train)
-    arrays, meta = tagger.saved("tagger_")
+        assert not triples(tagger.tag(untagged)) <= triples(train)
+    arrays, meta = seen.saved("tagger_")
     assert np.array_equal(Tagger.from_saved(arrays, meta, "m", "tagger_").combinations,
-                          tagger.combinations)
+                          seen.combinations)
     old = {k: v for k, v in meta.items() if k != "combinations"}
     assert Tagger.from_saved(arrays, old, "m", "tagger_").combinations.shape[0] == 0
-    for bad in (tagger.combinations[::-1], tagger.combinations.astype(np.int32),
-                tagger.combinations + 10**9):
+    assert "combinations" not in tagger.saved()[1]
+    for bad in (seen.combinations[::-1], seen.combinations.astype(np.int32),
+                seen.combinations + 10**9):
         with pytest.raises(ArcwiseError, match="^m: corrupt model file .bad tag combinations"):
             Tagger.from_saved({**arrays, "tagger_combinations": bad}, meta, "m", "tagger_")
 
