@@ -377,7 +377,7 @@ class Tagger:
                 step, errors = train_epoch(order, atoms, offsets, gold,
                                            *(m.weights for m in models),
                                            *(m.totals for m in models), step, features,
-                                           NO_COMBINATIONS)
+                                           NO_COMBINATIONS)  # trained free: better on dev
             averaged = [m.averaged(max(step, 1)) for m in models]
             entry = {"epoch": epoch + 1, "error_rate": errors / max(step // (epoch + 1), 1)}
             if dev:
