@@ -11,10 +11,10 @@ tokenizer, tagger and parser (the parser on jackknifed predicted tags) on train,
 epochs on dev, and runs on the plain text of test (`arcwise.experiments.raw_text`); UDPipe 1
 (default settings) is trained on the same train split (dev as heldout) and run on the same
 text.  Both outputs are scored by the CoNLL 2018 scorer (udeval from udtools): Tokens,
-Sentences, Words, UPOS, XPOS, UFeats, Lemmas, UAS, LAS, CLAS; end-to-end sentences/s from text to
-CoNLL-U with the model loaded and warm (after parsing dev's text), in --workers processes
-(`arcwise parse --workers`; UDPipe as that many processes, each on its share of the
-paragraphs).  arcwise is also scored from the gold tokens of
+Sentences, Words, UPOS, XPOS, UFeats, AllTags, Lemmas, UAS, LAS, CLAS, MLAS, BLEX;
+end-to-end sentences/s from text to CoNLL-U with the model loaded and warm (after parsing
+dev's text), in --workers processes (`arcwise parse --workers`; UDPipe as that many
+processes, each on its share of the paragraphs).  arcwise is also scored from the gold tokens of
 test, with its predicted tags and with a parser trained and run on gold tags.
 --model bilstm makes the parser a BiLSTM transition parser, --system mst --model biaffine
 the biaffine graph-based parser (`--neural`: its options, as `arcwise train --neural`); its
@@ -53,12 +53,11 @@ import sys
 import time
 from pathlib import Path
 
-from arcwise.eval.conll18 import conll18_scores
+from arcwise.eval.conll18 import METRICS, conll18_scores
 from arcwise.experiments.raw_text import run_arcwise
 
 BENCH = Path(__file__).resolve().parent
-COLUMNS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "Lemmas", "UAS", "LAS",
-           "CLAS")
+COLUMNS = METRICS  # every CoNLL 2018 metric
 
 
 def split(treebank: Path, name: str) -> Path | None:
