@@ -280,14 +280,17 @@ def tag_batch(atoms, offsets, upos_w, xpos_w, feats_w, version, combinations):
 
 @njit(cache=True)
 def train_epoch(order, atoms, offsets, gold, upos_w, xpos_w, feats_w, upos_u, xpos_u, feats_u,
-                step, version, combinations):
-    """One pass over the sentences in `order`; returns (steps, errors)."""
+                step, version):
+    """One pass over the sentences in `order`; returns (steps, errors).  Training gives
+    every tag combination (see `legal_combinations`): that did better on dev."""
     errors = 0
+    any_combination = np.zeros(0, dtype=np.int64)
     tags = np.full((3, atoms.shape[0]), -1, dtype=np.int64)
     for k in order:
         a, b = offsets[k], offsets[k + 1]
         step, e = tag_sentence(atoms[a:b], tags[:, a:b], gold[:, a:b], upos_w, xpos_w, feats_w,
-                               True, upos_u, xpos_u, feats_u, step, version, combinations)
+                               True, upos_u, xpos_u, feats_u, step, version,
+                               any_combination)
         errors += e
     return step, errors
 
@@ -376,8 +379,7 @@ class Tagger:
             with interrupts.deferred():
                 step, errors = train_epoch(order, atoms, offsets, gold,
                                            *(m.weights for m in models),
-                                           *(m.totals for m in models), step, features,
-                                           NO_COMBINATIONS)  # trained free: better on dev
+                                           *(m.totals for m in models), step, features)
             averaged = [m.averaged(max(step, 1)) for m in models]
             entry = {"epoch": epoch + 1, "error_rate": errors / max(step // (epoch + 1), 1)}
             if dev:

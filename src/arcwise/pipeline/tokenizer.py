@@ -450,11 +450,13 @@ def train_pass(encoded: EncodedText, labels: np.ndarray, positions: np.ndarray,
     return best_weights, log
 
 
-def jackknifed_first_pass(encoded: EncodedText, labels: np.ndarray, folds: int, *,
-                          epochs: int, buckets: int, seed: int) -> np.ndarray:
+def jackknifed_first_pass(encoded: EncodedText, labels: np.ndarray, folds: int,
+                          whole: pc.Weights, *, epochs: int, buckets: int,
+                          seed: int) -> np.ndarray:
     """The first pass's classes of every gap of a training text, each decided by a first
     pass trained without it: the text is cut into `folds` parts at sentence ends, and each
-    part is classified by a first pass trained on the others."""
+    part is classified by a first pass trained on the others.  A text too short to cut
+    is classified by `whole`, the first pass trained on all of it."""
     positions = np.flatnonzero(encoded.kinds != SPACE)
     sentence_ends = np.flatnonzero(labels == SENTENCE)
     cuts = [0]
@@ -463,22 +465,19 @@ def jackknifed_first_pass(encoded: EncodedText, labels: np.ndarray, folds: int, 
         if at < len(sentence_ends) and sentence_ends[at] + 1 > cuts[-1]:
             cuts.append(int(sentence_ends[at]) + 1)
     cuts.append(len(labels))
+    if len(cuts) == 2:
+        with interrupts.deferred():
+            return classify(*encoded.first_pass(), whole)
     first = np.full(len(labels), -1, dtype=np.int8)
     for a, b in zip(cuts, cuts[1:]):
         held_out = (positions >= a) & (positions < b)
-        if held_out.all() or not held_out.any():
+        if not held_out.any():  # the spaces after the last sentence
             continue
         weights, _ = train_pass(encoded, labels, positions[~held_out], None, None,
                                 epochs=epochs, buckets=buckets, seed=seed)
         with interrupts.deferred():
             got = classify(*encoded.first_pass(), weights)
         first[a:b] = got[a:b]
-    if (first[positions] < 0).any():  # one part only: the first pass on its own text
-        weights, _ = train_pass(encoded, labels, positions, None, None, epochs=epochs,
-                                buckets=buckets, seed=seed)
-        got = classify(*encoded.first_pass(), weights)
-        missing = first < 0
-        first[missing] = got[missing]
     return first
 
 
@@ -734,7 +733,7 @@ class Tokenizer:
         scores: dict[str, Any] = {"epochs": log}
         second = None
         if stacked:
-            first = jackknifed_first_pass(encoded, labels, folds, **options)
+            first = jackknifed_first_pass(encoded, labels, folds, weights, **options)
             dev_second = None
             if dev_data is not None:
                 with interrupts.deferred():
