@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> dict:
     nlp, log = train_pipeline(sentences, None, ("tagger", "parser"), train_parser=train_parser,
                               tag_folds=args.tag_folds, tag_workers=args.tag_workers,
                               tagger_options=tagger_options, seed=args.seed, progress=say)
-    tagged = nlp.tagger.tag([without_tags(s) for s in dev])
+    tagged, _ = nlp.tagger.tagged([without_tags(s) for s in dev])  # as the parser reads them
     result = {"treebank": args.treebank.name, "tag_folds": args.tag_folds,
               "epochs": args.epochs, "seed": args.seed, "tagger_options": tagger_options,
               "dev_tag_accuracy": tag_accuracy(tagged, dev),

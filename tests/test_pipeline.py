@@ -85,6 +85,24 @@ def test_untagged_conllu_is_tagged_and_tagged_kept(model, tmp_path):
     assert [s.form for s in conllu.read(out)] == [s.form for s in dev]
 
 
+def test_the_parser_reads_each_columns_best_tag_and_the_seen_combination_is_written(model):
+    """A tagger writes a (UPOS, XPOS, FEATS) seen in training; the parser reads the
+    tagger's best of each column, the tags it was trained on (`Tagger.tagged`)."""
+    nlp = arcwise.load(model)
+    _, dev = train_and_dev(0, 20)
+    untagged = [blanked(s) for s in dev]
+    read, written = nlp.tagged(untagged)
+    assert nlp.tagger.combinations.shape[0] and len(read) == len(written) == len(dev)
+    annotated = nlp.annotate(untagged)
+    assert [(s.upos, s.xpos, s.feats) for s in annotated] == \
+        [(s.upos, s.xpos, s.feats) for s in written]
+    trees = nlp.parser.parse(read)
+    heads = [list(head[1:]) for head, _ in trees]
+    assert [list(s.head[1:]) for s in annotated] == heads
+    assert [list(head[1:]) for head, _ in nlp.parse(untagged)] == heads
+    assert [s.xpos for s in nlp.tag(untagged)] == [s.xpos for s in written]
+
+
 @pytest.mark.skipif(not UDEVAL.exists(), reason="udtools not installed")
 def test_cli_from_raw_text_scored_by_udeval(model, test_slice, tmp_path, capsys, monkeypatch):
     gold, raw = test_slice

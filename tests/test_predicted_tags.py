@@ -41,9 +41,9 @@ def test_folds_never_see_their_own_sentences(data):
         def __init__(self, tagger, trained_on):
             self.tagger, self.trained_on = tagger, trained_on
 
-        def tag(self, fold):
+        def tagged(self, fold):
             seen.append((self.trained_on, {id(s) for s in fold}))
-            return self.tagger.tag(fold)
+            return self.tagger.tagged(fold)
 
     def train_tagger(others):
         return Spy(Tagger.train(others, seed=3, **TAGGER), {id(s) for s in others})

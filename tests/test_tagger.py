@@ -148,32 +148,53 @@ def triples(sentences):
     return {t for s in sentences for t in zip(s.upos[1:], s.xpos[1:], s.feats[1:])}
 
 
-def test_tags_only_combinations_seen_in_training_when_asked(tagger, data):
-    """With combinations=True a word gets XPOS among those seen with its UPOS, FEATS among
-    those seen with both; by default (and in a model file of before the option) any."""
+def test_writes_only_combinations_seen_in_training_and_the_parser_reads_each_best(data):
+    """By default a word is written a (UPOS, XPOS, FEATS) seen in training: its own best
+    tags when they were seen and its two previous words kept theirs, else its UPOS with a
+    seen (XPOS, FEATS) of it.  The tags a parser reads are each column's best, those of a
+    tagger without the constraint; the weights are the same (training never constrains)."""
     train, dev = data
     untagged = [from_words(s.form[1:]) for s in dev]
-    seen = Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14, features=2,
-                        combinations=True)
-    assert triples(seen.tag(untagged)) <= triples(train)
-    assert tagger.combinations.shape[0] == 0
+    seen = Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14, features=2)
+    free = Tagger.train(train, dev, epochs=3, seed=2, buckets=2**14, features=2,
+                        combinations=False)
+    assert seen.combinations.shape[0] and free.combinations.shape[0] == 0
+    assert all(np.array_equal(a.transition, b.transition)
+               for a, b in zip(seen.weights, free.weights))
+    read, written = seen.tagged(untagged)
+    assert triples(written) <= triples(train)
+    assert [tags(s) for s in read] == [tags(s) for s in free.tag(untagged)]
+    free_read, free_written = free.tagged(untagged)
+    assert all(r is w for r, w in zip(free_read, free_written))  # one set of tags
+    if not NO_JIT:
+        assert not triples(read) <= triples(train)  # so the constraint changed something
+    known = triples(train)
+    for r, w in zip(read, written):
+        assert r.upos == w.upos
+        changed = [False, False] + [(w.xpos[k], w.feats[k]) != (r.xpos[k], r.feats[k])
+                                    for k in range(1, r.n + 1)]  # 2 before the first word
+        for k in range(1, r.n + 1):
+            if not changed[k] and not changed[k - 1] \
+                    and (r.upos[k], r.xpos[k], r.feats[k]) in known:
+                assert not changed[k + 1]
     from arcwise.cli.train import parse_tagger
 
-    assert parse_tagger(["combinations=seen"])["combinations"] is True  # --tagger's way
-    assert all(np.array_equal(a.transition, b.transition)  # the same training
-               for a, b in zip(seen.weights, tagger.weights))
-    if not NO_JIT:
-        assert not triples(tagger.tag(untagged)) <= triples(train)
+    assert parse_tagger(["combinations=any"])["combinations"] is False  # --tagger's way
+    assert [tags(s) for s in seen.tag(untagged)] == [tags(s) for s in written]
     arrays, meta = seen.saved("tagger_")
     assert np.array_equal(Tagger.from_saved(arrays, meta, "m", "tagger_").combinations,
                           seen.combinations)
     old = {k: v for k, v in meta.items() if k != "combinations"}
     assert Tagger.from_saved(arrays, old, "m", "tagger_").combinations.shape[0] == 0
-    assert "combinations" not in tagger.saved()[1]
+    assert "combinations" not in free.saved()[1]
     for bad in (seen.combinations[::-1], seen.combinations.astype(np.int32),
                 seen.combinations + 10**9):
         with pytest.raises(ArcwiseError, match="^m: corrupt model file .bad tag combinations"):
             Tagger.from_saved({**arrays, "tagger_combinations": bad}, meta, "m", "tagger_")
+
+
+def tags(sentence):
+    return sentence.upos, sentence.xpos, sentence.feats
 
 
 @given(hs.sets(hs.tuples(hs.integers(0, 2), hs.integers(0, 3), hs.integers(0, 4)),

@@ -287,8 +287,9 @@ def register(app: typer.Typer) -> None:
             "predicted): model=perceptron (the default) or model=bilstm (a BiLSTM tagger "
             "reading characters; needs the neural extra), epochs (perceptron 8; bilstm: "
             "enough for 4,000 updates, 10 to 100), features (perceptron: 1 or 2), "
-            "combinations (perceptron: seen gives a word only the UPOS, XPOS and FEATS "
-            "combinations seen in training; any, the default, does not), and a "
+            "combinations (perceptron: seen, the default, writes a word only a UPOS, XPOS "
+            "and FEATS combination seen in training, while the parser reads each column's "
+            "best; any writes those), and a "
             "bilstm tagger's network options as --neural's (chars, dropout, lstm, threads ...).",
         ),
         model: Model = typer.Option(
@@ -484,9 +485,9 @@ def parse_tagger(pairs: list[str]) -> dict:
             options[key] = int(value)
         elif key == "combinations":
             if value not in ("seen", "any"):
-                raise ArcwiseError(f"--tagger {pair}: use combinations=seen (a word gets only "
-                                   "the UPOS, XPOS and FEATS combinations seen in training) "
-                                   "or combinations=any (the default)")
+                raise ArcwiseError(f"--tagger {pair}: use combinations=seen (the default: "
+                                   "a word gets a UPOS, XPOS and FEATS combination seen in "
+                                   "training) or combinations=any")
             options[key] = value == "seen"
         else:
             neural.append(pair)

@@ -202,6 +202,11 @@ class BiLSTMTagger:
                           self.lemmatizer)
                 for s, ids in zip(sentences, self.tag_ids(sentences))]
 
+    def tagged(self, sentences: Sequence[Sentence]) -> tuple[list[Sentence], list[Sentence]]:
+        """(read, written) as the perceptron tagger's `tagged`: here the same tags."""
+        tagged = self.tag(sentences)
+        return tagged, tagged
+
     def accuracy(self, sentences: Sequence[Sentence]) -> dict[str, float]:
         """{"dev_upos", "dev_xpos", "dev_feats"}: the share of words given the gold tag (%);
         with a lemmatizer also "dev_lemma", lemmas from the predicted UPOS."""

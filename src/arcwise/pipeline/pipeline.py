@@ -110,22 +110,31 @@ class Pipeline:
     def tag(self, sentences: Sequence[Sentence], *, retag: bool = False) -> list[Sentence]:
         """The sentences tagged by the pipeline's tagger when they have no tags (retag: even
         when they have); as they are without a tagger."""
+        return self.tagged(sentences, retag=retag)[1]
+
+    def tagged(self, sentences: Sequence[Sentence], *, retag: bool = False
+               ) -> tuple[list[Sentence], list[Sentence]]:
+        """(read, written): the sentences as the parser reads them and as they are written,
+        tagged as `tag` tags them (the tagger's `tagged`: a parser reads the tags it was
+        trained on, each column's best; the written ones are a combination seen in
+        training)."""
         sentences = list(sentences)
         if self.tagger is not None and sentences and (retag or untagged(sentences, TAG_COLUMNS)):
-            return self.tagger.tag(sentences)
-        return sentences
+            return self.tagger.tagged(sentences)
+        return sentences, sentences
 
     def annotate(self, sentences: Sequence[Sentence], *, single_root: bool = True,
-                 trace: bool = False) -> list[Sentence]:
-        """Tag (when the pipeline has a tagger and the sentences no tags) and parse (when
-        it has a parser): the sentences with their new columns."""
-        sentences = self.tag(sentences)
+                 trace: bool = False, retag: bool = False) -> list[Sentence]:
+        """Tag (when the pipeline has a tagger and the sentences no tags; retag: even when
+        they have) and parse (when it has a parser): the sentences with their new columns.
+        The parser reads the tags of `tagged`'s first list."""
+        read, sentences = self.tagged(sentences, retag=retag)
         if self.parser is None or not sentences:
             return sentences
         from arcwise.parse import annotations
 
-        trees = annotations(self.parser.parse(sentences, single_root=single_root, trace=trace)) \
-            if trace else self.parser.parse(sentences, single_root=single_root)
+        trees = annotations(self.parser.parse(read, single_root=single_root, trace=trace)) \
+            if trace else self.parser.parse(read, single_root=single_root)
         out = []
         for sentence, (head, deprel, *misc) in zip(sentences, trees):
             sentence = conllu.with_tree(sentence, head, deprel)
@@ -155,8 +164,8 @@ class Pipeline:
         if self.parser is None:
             raise ArcwiseError("this pipeline has no parser")
         sentences, single = as_sentences(sentences)
-        sentences = self.tag(sentences)
-        trees = self.parser.parse(sentences, single_root=single_root, trace=trace)
+        read, _ = self.tagged(sentences)
+        trees = self.parser.parse(read, single_root=single_root, trace=trace)
         return trees[0] if single else trees
 
     # --- files -------------------------------------------------------------------------

@@ -50,8 +50,9 @@ def jackknifed(sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS, *,
 
 def tagged_by_fold(train_tagger: Callable[[list[Sentence]], Any], others: list[Sentence],
                    fold: list[Sentence]) -> list[Sentence]:
-    """The fold tagged by a tagger trained on the others."""
-    return train_tagger(others).tag(fold)
+    """The fold tagged by a tagger trained on the others, as a parser reads the tags
+    (`Tagger.tagged`)."""
+    return train_tagger(others).tagged(fold)[0]
 
 
 def _collected(tagged: Iterable[list[Sentence]], folds: int,
@@ -85,7 +86,7 @@ def with_predicted_tags(train: Sequence[Sentence], dev: Sequence[Sentence] | Non
     predicted = jackknifed(train, folds, train_tagger=train_tagger, progress=fold_done,
                            workers=workers)
     tagger = train_tagger(train)
-    dev_predicted = tagger.tag(dev) if dev else dev
+    dev_predicted = tagger.tagged(dev)[0] if dev else dev
     log = {"tags": "predicted", "folds": folds,
            "train_accuracy": tag_accuracy(predicted, train)}
     if dev:

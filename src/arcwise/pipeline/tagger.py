@@ -10,16 +10,16 @@ predictions of the previous tags (greedy, as it runs), the examples in a
 seeded order, the epoch with the best dev accuracy kept.  FEATS is one class
 per feature string seen in training (``_`` included).
 
-With ``combinations=True`` (``--tagger combinations=seen``) tagging, not training, gives
-a word only the (UPOS, XPOS, FEATS) combinations seen in training (`legal_combinations`):
-XPOS among those seen with its UPOS, FEATS among those seen with both, as UDPipe 1's
-tagger, which chooses whole tags, never gives an unseen one.  On the dev splits of five
-treebanks (English-EWT, Swedish-LinES, Czech-CLTT, Portuguese-Bosque, Italian-ParTUT)
-AllTags rose by 0.15 to 2.17 and UFeats fell by 0.03 to 0.34.  It is not the default
-because parsers read the tags better without it: a perceptron pipeline on English-EWT
-trained and run with it lost 0.26 LAS from raw text (79.72 against 79.98; AllTags 92.01
-against 91.33); a word's XPOS and FEATS chosen freely still say something when its UPOS
-is wrong.
+The tags written are a combination seen in training (``combinations=True``, the
+default; ``--tagger combinations=any`` turns it off), as UDPipe 1's tagger, which
+chooses whole tags, never writes an unseen one: a word keeps its tags when its (UPOS,
+XPOS, FEATS) was seen, else it keeps its UPOS and gets the seen (XPOS, FEATS) of that
+UPOS of highest summed score (`consistent_tags`).  A parser reads each column's own
+best instead (`Tagger.tagged`), the tags it was trained on: a perceptron pipeline on
+English-EWT trained and run on the written ones lost 0.26 LAS from raw text (79.72
+against 79.98).  On the dev splits of five treebanks (English-EWT, Swedish-LinES,
+Czech-CLTT, Portuguese-Bosque, Italian-ParTUT) the written tags had AllTags 0.15 to
+2.70 higher, XPOS -0.01 to +0.85, UFeats -0.19 to +0.13.  Training never constrains.
 
 Features version 2 (opt-in: ``Tagger.train(..., features=2)``) adds what the standard
 perceptron taggers read (Collins 2002; Honnibal's tagger; UDPipe 1's MorphoDiTa) and
@@ -63,6 +63,7 @@ MAX_WEIGHTS = 2**23  # per column's table: at most 32 MiB to tag with, 128 MiB t
 MAX_BUCKETS = 2**20
 PAD = 2  # words of padding on each side of a sentence's atoms
 UPOS, XPOS, FEATS = range(3)
+XPOS_CANDIDATES = 3  # a word's best XPOS `consistent_tags` tries (FEATS scored for each)
 
 
 def atom_strings(form: str) -> tuple[str, ...]:
@@ -237,25 +238,22 @@ def legal_combinations(combinations, column, i, tags, n_xpos, n_feats, legal):
 
 @njit(cache=True)
 def tag_sentence(atoms, tags, gold, upos_w, xpos_w, feats_w, learn, upos_u, xpos_u, feats_u,
-                 step, version, combinations):
+                 step, version):
     """Tag one sentence (atoms with PAD rows each side; tags [3, rows] filled with -1 gets
     the tags); with learn, also the perceptron updates toward gold [3, rows] on the way.
-    combinations: see `legal_combinations`.  Returns (steps, errors)."""
+    Returns (steps, errors)."""
     features = np.zeros(30 if version < 2 else 43, dtype=np.uint64)  # N_FEATURES[version]
     no_label_features = np.zeros(0, dtype=np.uint64)
     errors = 0
-    n_xpos = xpos_w.transition.shape[1]
-    n_feats = feats_w.transition.shape[1]
     for i in range(PAD, atoms.shape[0] - PAD):
         for column in range(3):
             weights = upos_w if column == UPOS else xpos_w if column == XPOS else feats_w
             totals = upos_u if column == UPOS else xpos_u if column == XPOS else feats_u
             n = weights.transition.shape[1]
-            legal = np.empty(n, dtype=np.bool_)
-            legal_combinations(combinations, column, i, tags, n_xpos, n_feats, legal)
             scores = np.zeros(n)
             word_features(atoms, i, column, tags, features, version)
-            predicted = pc.best_class(weights, features, no_label_features, legal, scores)
+            predicted = pc.best_class(weights, features, no_label_features,
+                                      np.ones(n, dtype=np.bool_), scores)
             if learn:
                 if predicted != gold[column, i]:
                     errors += 1
@@ -266,31 +264,90 @@ def tag_sentence(atoms, tags, gold, upos_w, xpos_w, feats_w, learn, upos_u, xpos
     return step, errors
 
 
+@njit(cache=True)
+def seen_combination(combinations, upos, xpos, feats, n_xpos, n_feats):
+    """Whether the (UPOS, XPOS, FEATS) ids were seen together in training."""
+    code = combination_codes(upos, xpos, feats, n_xpos, n_feats)
+    k = np.searchsorted(combinations, code)
+    return k < combinations.shape[0] and combinations[k] == code
+
+
+@njit(cache=True)
+def consistent_tags(atoms, tags, written, xpos_w, feats_w, version, combinations):
+    """The tags to write [3, rows] of a sentence tagged freely (`tag_sentence`): a word
+    keeps its tags when they were seen together in training and its two previous words
+    kept theirs; otherwise it keeps its UPOS and gets the seen (XPOS, FEATS) of that UPOS
+    (`legal_combinations`) of highest summed score, among its XPOS_CANDIDATES best XPOS,
+    the features reading the previous words' written tags."""
+    features = np.zeros(30 if version < 2 else 43, dtype=np.uint64)  # N_FEATURES[version]
+    no_label_features = np.zeros(0, dtype=np.uint64)
+    n_xpos = xpos_w.transition.shape[1]
+    n_feats = feats_w.transition.shape[1]
+    xpos_scores = np.zeros(n_xpos)
+    feats_scores = np.zeros(n_feats)
+    legal_xpos = np.empty(n_xpos, dtype=np.bool_)
+    legal_feats = np.empty(n_feats, dtype=np.bool_)
+    for i in range(PAD, atoms.shape[0] - PAD):
+        same_history = True
+        for column in (XPOS, FEATS):
+            for back in (1, 2):
+                if written[column, i - back] != tags[column, i - back]:
+                    same_history = False
+        written[UPOS, i] = tags[UPOS, i]
+        if same_history and seen_combination(combinations, tags[UPOS, i], tags[XPOS, i],
+                                             tags[FEATS, i], n_xpos, n_feats):
+            written[XPOS, i] = tags[XPOS, i]
+            written[FEATS, i] = tags[FEATS, i]
+            continue
+        word_features(atoms, i, XPOS, written, features, version)
+        legal_combinations(combinations, XPOS, i, written, n_xpos, n_feats, legal_xpos)
+        pc.score(xpos_w, features, no_label_features, legal_xpos, xpos_scores)
+        best, best_x, best_f = -np.inf, -1, -1
+        for _ in range(XPOS_CANDIDATES):
+            x = pc.argmax(xpos_scores, legal_xpos)
+            if x < 0:
+                break
+            legal_xpos[x] = False
+            written[XPOS, i] = x
+            word_features(atoms, i, FEATS, written, features, version)
+            legal_combinations(combinations, FEATS, i, written, n_xpos, n_feats, legal_feats)
+            f = pc.best_class(feats_w, features, no_label_features, legal_feats, feats_scores)
+            if best_x < 0 or xpos_scores[x] + feats_scores[f] > best:
+                best, best_x, best_f = xpos_scores[x] + feats_scores[f], x, f
+        written[XPOS, i] = best_x
+        written[FEATS, i] = best_f
+
+
 @njit(cache=True, parallel=True)
 def tag_batch(atoms, offsets, upos_w, xpos_w, feats_w, version, combinations):
-    """The tag ids [3, rows] of every sentence of a batch (see `Atoms.batch`); the
-    sentences are shared among numba's threads, each tagged alone."""
+    """(tags, written): the tag ids [3, rows] of every sentence of a batch (see
+    `Atoms.batch`), each word's best of each column, and with `combinations` those to
+    write (`consistent_tags`; without, the same array).  The sentences are shared among
+    numba's threads, each tagged alone."""
     tags = np.full((3, atoms.shape[0]), -1, dtype=np.int64)
+    written = np.full((3, atoms.shape[0]), -1, dtype=np.int64) if combinations.shape[0] \
+        else tags
     for k in prange(offsets.shape[0] - 1):
         a, b = offsets[k], offsets[k + 1]
         tag_sentence(atoms[a:b], tags[:, a:b], tags[:, a:b], upos_w, xpos_w, feats_w, False,
-                     upos_w, xpos_w, feats_w, 0, version, combinations)
-    return tags
+                     upos_w, xpos_w, feats_w, 0, version)
+        if combinations.shape[0]:
+            consistent_tags(atoms[a:b], tags[:, a:b], written[:, a:b], xpos_w, feats_w,
+                            version, combinations)
+    return tags, written
 
 
 @njit(cache=True)
 def train_epoch(order, atoms, offsets, gold, upos_w, xpos_w, feats_w, upos_u, xpos_u, feats_u,
                 step, version):
-    """One pass over the sentences in `order`; returns (steps, errors).  Training gives
-    every tag combination (see `legal_combinations`): that did better on dev."""
+    """One pass over the sentences in `order`; returns (steps, errors).  Training tags
+    freely, as the parser reads the tags (see `Tagger.tagged`)."""
     errors = 0
-    any_combination = np.zeros(0, dtype=np.int64)
     tags = np.full((3, atoms.shape[0]), -1, dtype=np.int64)
     for k in order:
         a, b = offsets[k], offsets[k + 1]
         step, e = tag_sentence(atoms[a:b], tags[:, a:b], gold[:, a:b], upos_w, xpos_w, feats_w,
-                               True, upos_u, xpos_u, feats_u, step, version,
-                               any_combination)
+                               True, upos_u, xpos_u, feats_u, step, version)
         errors += e
     return step, errors
 
@@ -346,14 +403,15 @@ class Tagger:
     @classmethod
     def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
               epochs: int = 8, seed: int = 0, buckets: int | None = None,
-              features: int = FEATURES_VERSION, combinations: bool = False,
+              features: int = FEATURES_VERSION, combinations: bool = True,
               progress=None) -> Tagger:
         """Train on tagged sentences; with dev, keep the epoch of best mean accuracy over the
-        three columns.  buckets: rows of each table (default: as many as fit
-        `MAX_WEIGHTS` weights, fewer for little data: `classifier.table_rows`); features:
-        the feature set's version (see the module docstring); combinations: give a word
-        only the (UPOS, XPOS, FEATS) combinations seen in training.  progress(entry) after
-        each epoch."""
+        three columns (of each column's best tag, as a parser reads them: `tagged`).
+        buckets: rows of each table (default: as many as fit `MAX_WEIGHTS` weights, fewer
+        for little data: `classifier.table_rows`); features: the feature set's version
+        (see the module docstring); combinations: write a word only a (UPOS, XPOS, FEATS)
+        combination seen in training (`consistent_tags`).
+        progress(entry) after each epoch."""
         sentences = [s for s in sentences if s.n]
         if not sentences:
             raise ArcwiseError("no training sentences: the training file is empty")
@@ -383,7 +441,8 @@ class Tagger:
             averaged = [m.averaged(max(step, 1)) for m in models]
             entry = {"epoch": epoch + 1, "error_rate": errors / max(step // (epoch + 1), 1)}
             if dev:
-                entry.update(trained(averaged).accuracy(dev))
+                # of the tags a parser reads: the same weights with or without combinations
+                entry.update(trained(averaged, combinations=NO_COMBINATIONS).accuracy(dev))
             log.append(entry)
             if progress is not None:
                 progress(entry)
@@ -403,28 +462,48 @@ class Tagger:
                 [atoms, self.dictionary.lookup(atoms[:, LOWER])], axis=1))
         return atoms, offsets
 
-    def tag_ids(self, sentences: Sequence[Sentence]) -> tuple[np.ndarray, np.ndarray]:
-        """(tag ids [3, rows], offsets) of the sentences, as `Atoms.batch` lays them out."""
+    def tag_ids(self, sentences: Sequence[Sentence]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(read, written, offsets): the tag ids [3, rows] a parser reads and those written
+        (`tagged`), as `Atoms.batch` lays the sentences out."""
         atoms, offsets = self.atoms(sentences)
         with interrupts.deferred():
-            return tag_batch(atoms, offsets, *self.weights, self.features,
-                             self.combinations), offsets
+            read, written = tag_batch(atoms, offsets, *self.weights, self.features,
+                                      self.combinations)
+        return read, written, offsets
+
+    def tagged(self, sentences: Sequence[Sentence]) -> tuple[list[Sentence], list[Sentence]]:
+        """(read, written): the sentences with the tags a parser reads -- each column's
+        best, those parsers train on (`arcwise.pipeline.predicted_tags`) -- and with those
+        to write: the same, or with `combinations` a combination seen in training
+        (`consistent_tags`).  Lemmas as `tag`."""
+        sentences = list(sentences)
+        read, written, offsets = self.tag_ids(sentences)
+
+        def tagged(sentence: Sentence, ids: np.ndarray) -> Sentence:
+            return with_tags(sentence, [[tags[i] for i in ids[j].tolist()]
+                                        for j, tags in enumerate(self.tagsets)], self.lemmatizer)
+
+        out_read, out_written = [], []
+        for sentence, a, b in zip(sentences, offsets[:-1] + PAD, offsets[1:] - PAD):
+            out_read.append(tagged(sentence, read[:, a:b]))
+            same = not self.combinations.shape[0] or np.array_equal(read[:, a:b],
+                                                                    written[:, a:b])
+            out_written.append(out_read[-1] if same else tagged(sentence, written[:, a:b]))
+        return out_read, out_written
 
     def tag(self, sentences: Sentence | Sequence[Sentence]) -> Any:
-        """The sentences with the predicted UPOS, XPOS and FEATS, and lemmas where they have
-        none (``_``) when the tagger has a lemmatizer (the rest unchanged)."""
+        """The sentences with the predicted UPOS, XPOS and FEATS to write (`tagged`), and
+        lemmas where they have none (``_``) when the tagger has a lemmatizer (the rest
+        unchanged)."""
         if isinstance(sentences, Sentence):
             return self.tag([sentences])[0]
-        sentences = list(sentences)
-        ids, offsets = self.tag_ids(sentences)
-        return [with_tags(sentence, [[tags[i] for i in ids[j, a:b].tolist()]
-                                     for j, tags in enumerate(self.tagsets)], self.lemmatizer)
-                for sentence, a, b in zip(sentences, offsets[:-1] + PAD, offsets[1:] - PAD)]
+        return self.tagged(sentences)[1]
 
     def accuracy(self, sentences: Sequence[Sentence]) -> dict[str, float]:
         """{"dev_upos", "dev_xpos", "dev_feats"}: the share of words given the gold tag (%);
         with a lemmatizer also "dev_lemma", lemmas from the predicted UPOS."""
-        ids, offsets = self.tag_ids(sentences)
+        _, ids, offsets = self.tag_ids(sentences)
         gold = _gold_ids(sentences, self.tagsets, ids.shape[1])
         words = np.zeros(ids.shape[1], dtype=np.bool_)
         for k in range(len(sentences)):

@@ -178,8 +178,9 @@ class Service:
         raise UnknownModel(f"unknown model {name!r}; this server has: {', '.join(self.models)}")
 
     def read(self, kind: str, data: str, model: ServedModel, tag: bool | None = None,
-             parse: bool = True) -> list:
-        """The sentences of `data`, checked against the limits, tagged (see `run`)."""
+             parse: bool = True) -> tuple[list, list]:
+        """(read, written): the sentences of `data`, checked against the limits, tagged (see
+        `run`), as the parser reads them and as they are written (`ServedModel.tagged`)."""
         sentences = formats.read(kind, data, model)
         limit = self.limits.max_sentence_words
         for k, s in enumerate(sentences, 1):
@@ -187,17 +188,18 @@ class Service:
                 where = f"line {s.first_line}: " if kind == "conllu" else ""
                 raise Unprocessable(f"{where}sentence {k} has {s.n} words; "
                                     f"this server parses at most {limit}")
+        read = sentences
         if tag is not False:
-            sentences = model.tag(sentences, retag=bool(tag))
+            read, sentences = model.tagged(sentences, retag=bool(tag))
         vocabularies = getattr(model.parser, "vocabularies", None)
         if parse and vocabularies is not None:  # trained with tags: refuses untagged words
             try:
-                check_tagged(sentences, vocabularies)
+                check_tagged(read, vocabularies)
             except ArcwiseError as error:
                 hint = (f"; {model.name} has a tagger: ask for it (tagger= in /process)"
                         if model.tagger is not None else "")
                 raise Unprocessable(str(error) + hint) from None
-        return sentences
+        return read, sentences
 
     async def run(self, model: ServedModel, kind: str, data: str, output: str,
                   parse: bool = True, tag: bool | None = None) -> tuple[int, Any]:
@@ -210,11 +212,11 @@ class Service:
         if parse and model.parser is None:
             raise Unprocessable(f"{model.name} has no parser: leave out parser=")
         small = len(data) <= INLINE_CHARACTERS
-        sentences = (self.read(kind, data, model, tag, parse) if small else
-                     await run_in_threadpool(self.read, kind, data, model, tag, parse))
+        read, sentences = (self.read(kind, data, model, tag, parse) if small else
+                           await run_in_threadpool(self.read, kind, data, model, tag, parse))
         trees = None
         if parse and sentences:
-            trees = await asyncio.wrap_future(self.batcher.submit(model, sentences))
+            trees = await asyncio.wrap_future(self.batcher.submit(model, read))
         result = (formats.write(output, sentences, trees) if small else
                   await run_in_threadpool(formats.write, output, sentences, trees))
         return len(sentences), result

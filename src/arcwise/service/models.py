@@ -80,11 +80,13 @@ class ServedModel:
         ``# sent_id``, ``# text`` and ``SpaceAfter=No`` as `arcwise parse --input text`)."""
         return self.pipeline.sentences_of_text(text)
 
-    def tag(self, sentences: list[Sentence], retag: bool = False) -> list[Sentence]:
-        """The sentences tagged when they have no tags (retag: always) and the model has a
-        tagger; else as they are."""
-        return self.pipeline.tag(sentences, retag=retag) if self.tagger is not None \
-            else sentences
+    def tagged(self, sentences: list[Sentence], retag: bool = False
+               ) -> tuple[list[Sentence], list[Sentence]]:
+        """(read, written): the sentences tagged when they have no tags (retag: always) and
+        the model has a tagger, as its parser reads them and as they are written
+        (`Pipeline.tagged`); else as they are, twice."""
+        return self.pipeline.tagged(sentences, retag=retag) if self.tagger is not None \
+            else (sentences, sentences)
 
     def inputs(self) -> list[str]:
         """The input kinds this model reads (``text`` only with a tokenizer)."""
@@ -133,7 +135,7 @@ def warm(model: ServedModel) -> None:
     if model.tokenizer is not None:
         model.sentences_of_text("arcwise warms.")
     if model.tagger is not None:
-        model.tag(formats.read("horizontal", "arcwise warms"), retag=True)
+        model.tagged(formats.read("horizontal", "arcwise warms"), retag=True)
     if model.parser is not None:
         tagged = "".join(f"{i}\t{w}\t_\tX\tX\t_\t_\t_\t_\t_\n"
                          for i, w in enumerate(("arcwise", "warms"), 1))
