@@ -265,9 +265,10 @@ RESULTS = BENCH / "results" / "pipeline"
 
 
 def rerun(args, name: str, workdir: Path, command: list[str]) -> dict:
-    """A kept run's raw-text figures measured again with the models in its work folder."""
+    """A kept run's raw-text figures (and its gold-token, predicted-tag ones) measured again
+    with the models in its work folder."""
     import arcwise
-    from arcwise.experiments.raw_text import raw_text, timed_text_run
+    from arcwise.experiments.raw_text import gold_tokens_scores, raw_text, timed_text_run
     from arcwise.io import read_treebank
 
     kept_path = RESULTS / f"{name}.json"
@@ -285,12 +286,16 @@ def rerun(args, name: str, workdir: Path, command: list[str]) -> dict:
                                               workdir / "test.txt", out,
                                               warm_up if dev is not None else None, args.workers)
     kept["arcwise"]["raw_text"] = conll18_scores(workdir / "gold.conllu", out)
+    if (workdir / "gold.untagged.conllu").exists():
+        kept["arcwise"]["gold_tokens_predicted_tags"] = gold_tokens_scores(
+            arcwise.load(workdir / "arcwise.pipeline"), workdir)
     if udpipe_models(workdir) is not None and Path(args.udpipe_python).exists():
         trained = kept.get("udpipe", {}).get("train_seconds")
         kept["udpipe"] = {**run_udpipe(args.udpipe_python, workdir / "train.conllu",
                                        workdir / "dev.conllu", workdir, args.workers),
                           "train_seconds": trained}
-    kept["rerun"] = stamp(command)
+    kept["rerun"] = {**stamp(command),
+                     "gold_tokens": (workdir / "gold.untagged.conllu").exists()}
     print(table(kept))
     if args.report:
         store(kept)
@@ -386,7 +391,9 @@ def store(result: dict) -> None:
                       + f": `{again['command']}` — {again['provenance']}"]
         if "rerun" in kept:
             timing = kept["rerun"]
-            lines += [f"- The raw-text rows run, scored and timed again: `{timing['command']}` — "
+            rows = "raw-text rows" + (" and arcwise's gold-token row" if timing.get("gold_tokens")
+                                      else "")
+            lines += [f"- The {rows} run, scored and timed again: `{timing['command']}` — "
                       f"{timing['provenance']} Load average at the end (1, 5, 15 min): "
                       f"{', '.join(map(str, timing['load_average']))}."]
     report.write_section("pipeline", "\n".join(lines))

@@ -189,7 +189,8 @@ def test_the_bench_runs_a_biaffine_parser_on_gold_tags_without_retraining(tmp_pa
 def test_a_rerun_can_train_the_tokenizer_again_and_keep_the_rest(tmp_path, kept_bench):
     """bench/pipeline.py --rerun --retrain tokenizer: the kept run's pipeline gets a tokenizer
     trained with the current code (here: two passes where the run's had one), its tagger and
-    parser stay byte for byte, and the report says so."""
+    parser stay byte for byte, the raw-text and gold-token rows are run again, and the
+    report says so."""
     import arcwise
     from arcwise.io import read_treebank
     from arcwise.pipeline.tokenizer import Tokenizer
@@ -207,7 +208,11 @@ def test_a_rerun_can_train_the_tokenizer_again_and_keep_the_rest(tmp_path, kept_
         bench.main([*args, "--rerun", "--retrain", "tokenizer", "--workdir", str(tmp_path / "x")])
     with pytest.raises(SystemExit, match="use tokenizer, tagger or both"):
         bench.main([*args, "--rerun", "--retrain", "parser"])
-    bench.main([*args, "--rerun", "--retrain", "tokenizer", "--report"])
+    (tmp_path / "work" / "arcwise.gold-tokens.conllu").unlink()
+    kept = bench.main([*args, "--rerun", "--retrain", "tokenizer", "--report"])
+    # the gold-token row is run again too, with the new pipeline
+    assert (tmp_path / "work" / "arcwise.gold-tokens.conllu").exists()
+    assert kept["arcwise"]["gold_tokens_predicted_tags"]["Words"] == 100.0
     after = arcwise.load(model)
     assert after.tokenizer.second is not None
     arrays = after.saved()[0]

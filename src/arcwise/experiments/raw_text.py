@@ -63,6 +63,14 @@ def epoch_summary(entry: dict[str, Any]) -> str:
     return learning_summary(entry)
 
 
+def gold_tokens_scores(nlp: Any, workdir: Path) -> dict[str, float]:
+    """The CoNLL 2018 scores of the pipeline on the gold tokens of a work folder's test
+    split (gold.untagged.conllu, against gold.conllu): tagged and parsed."""
+    out = workdir / "arcwise.gold-tokens.conllu"
+    nlp.parse_file(workdir / "gold.untagged.conllu", out)
+    return conll18_scores(workdir / "gold.conllu", out)
+
+
 def timed_text_run(nlp: Pipeline, text: Path, out: Path, warm_up: Path | None = None,
                    workers: int = 1) -> dict[str, float]:
     """Raw text to CoNLL-U with the model in memory and warm, in `workers` processes
@@ -120,11 +128,8 @@ def run_arcwise(train_path: Path, dev_path: Path | None, test_path: Path, workdi
     out = workdir / "arcwise.raw.conllu"
     result["speed"] = timed_text_run(nlp, text, out, warm_up, workers)
     result["raw_text"] = conll18_scores(gold, out)
-    untagged_gold = workdir / "gold.untagged.conllu"
-    conllu.write(untagged_gold, map(without_tags, test))
-    out = workdir / "arcwise.gold-tokens.conllu"
-    nlp.parse_file(untagged_gold, out)
-    result["gold_tokens_predicted_tags"] = conll18_scores(gold, out)
+    conllu.write(workdir / "gold.untagged.conllu", map(without_tags, test))
+    result["gold_tokens_predicted_tags"] = gold_tokens_scores(nlp, workdir)
     if gold_tag_parser:
         parser = nlp.parser
         if tags == "predicted":
