@@ -209,7 +209,9 @@ def test_a_rerun_can_train_the_tokenizer_again_and_keep_the_rest(tmp_path, kept_
     with pytest.raises(SystemExit, match="use tokenizer, tagger or both"):
         bench.main([*args, "--rerun", "--retrain", "parser"])
     (tmp_path / "work" / "arcwise.gold-tokens.conllu").unlink()
-    kept = bench.main([*args, "--rerun", "--retrain", "tokenizer", "--report"])
+    kept = bench.main([*args, "--rerun", "--retrain", "tokenizer", "--report", "--repeats", "2"])
+    speed = kept["arcwise"]["speed"]
+    assert len(speed["runs"]) == 2 and speed["seconds"] == min(speed["runs"])
     # the gold-token row is run again too, with the new pipeline
     assert (tmp_path / "work" / "arcwise.gold-tokens.conllu").exists()
     assert kept["arcwise"]["gold_tokens_predicted_tags"]["Words"] == 100.0
@@ -220,6 +222,7 @@ def test_a_rerun_can_train_the_tokenizer_again_and_keep_the_rest(tmp_path, kept_
                if not k.startswith("tokenizer_"))
     assert "The tokenizer trained again" in sections["pipeline"]
     assert "the tagger and parser kept" in sections["pipeline"]
+    assert "- Timed runs (s), the fastest kept: arcwise " in sections["pipeline"]
 
 
 @pytest.mark.neural
