@@ -193,6 +193,25 @@ def test_writes_only_combinations_seen_in_training_and_the_parser_reads_each_bes
             Tagger.from_saved({**arrays, "tagger_combinations": bad}, meta, "m", "tagger_")
 
 
+def test_auto_keeps_the_features_version_of_the_best_dev_accuracy(data):
+    """By default both feature versions are trained and the one of better dev accuracy
+    kept, as trained alone; without dev, version 1."""
+    from arcwise.cli.train import parse_tagger
+
+    train, dev = data
+    auto = Tagger.train(train, dev, epochs=2, seed=2, buckets=2**12)
+    scores = auto.hyperparameters["features"]["auto"]
+    assert set(scores) == {"1", "2"}
+    assert auto.features == max((1, 2), key=lambda v: scores[str(v)])
+    alone = Tagger.train(train, dev, epochs=2, seed=2, buckets=2**12, features=auto.features)
+    assert all(np.array_equal(a.transition, b.transition)
+               for a, b in zip(auto.weights, alone.weights))
+    assert Tagger.train(train, epochs=1, buckets=2**12).features == 1
+    assert parse_tagger(["features=auto"])["features"] == "auto"
+    arrays, meta = auto.saved()
+    assert Tagger.from_saved(arrays, meta, "m").hyperparameters["features"] == {"auto": scores}
+
+
 def tags(sentence):
     return sentence.upos, sentence.xpos, sentence.feats
 

@@ -286,7 +286,8 @@ def register(app: typer.Typer) -> None:
             help="The tagger's options (repeatable; --system tagger, --pipeline, --tags "
             "predicted): model=perceptron (the default) or model=bilstm (a BiLSTM tagger "
             "reading characters; needs the neural extra), epochs (perceptron 8; bilstm: "
-            "enough for 4,000 updates, 10 to 100), features (perceptron: 1 or 2), "
+            "enough for 4,000 updates, 10 to 100), features (perceptron: 1, 2 or auto, the "
+            "default: both trained, the better on dev kept), "
             "combinations (perceptron: seen, the default, writes a word only a UPOS, XPOS "
             "and FEATS combination seen in training, while the parser reads each column's "
             "best; any writes those), and a "
@@ -479,6 +480,8 @@ def parse_tagger(pairs: list[str]) -> dict:
                 raise ArcwiseError(f"--tagger {pair}: use one of "
                                    f"{', '.join('model=' + m for m in TAGGERS)}")
             options["model"] = value
+        elif key == "features" and value == "auto":
+            options[key] = value
         elif key in ("epochs", "features"):
             if not value.isdigit() or int(value) < 1:
                 raise ArcwiseError(f"--tagger {pair}: {value!r} is not a positive whole number")

@@ -21,16 +21,17 @@ against 79.98).  On the dev splits of five treebanks (English-EWT, Swedish-LinES
 Czech-CLTT, Portuguese-Bosque, Italian-ParTUT) the written tags had AllTags 0.15 to
 2.70 higher, XPOS -0.01 to +0.85, UFeats -0.19 to +0.13.  Training never constrains.
 
-Features version 2 (opt-in: ``Tagger.train(..., features=2)``) adds what the standard
-perceptron taggers read (Collins 2002; Honnibal's tagger; UDPipe 1's MorphoDiTa) and
-version 1, the default, lacks: a tag
-dictionary (`arcwise.pipeline.tag_dictionary`: the tags a frequent word had in training,
-for the word and the next two), the prefix of 4, the tag two words back alone, the
-suffix of the word after next, the previous word with its tag, and for XPOS and FEATS
-the word's own UPOS with its suffixes and form.  It is not the default because it helps
-one treebank and hurts another (Swedish-LinES dev: UPOS +0.8, LAS with predicted tags +1.0;
-Czech-CLTT dev: UPOS -0.8, LAS -0.6; bench/predicted_tags.py).  Model files record
-their version (none: 1); a version this code does not know is refused.
+Features version 2 adds what the standard perceptron taggers read (Collins 2002;
+Honnibal's tagger; UDPipe 1's MorphoDiTa) and version 1 lacks: a tag dictionary
+(`arcwise.pipeline.tag_dictionary`: the tags a frequent word had in training, for the
+word and the next two), the prefix of 4, the tag two words back alone, the suffix of the
+word after next, the previous word with its tag, and for XPOS and FEATS the word's own
+UPOS with its suffixes and form.  It helps one treebank and hurts another (dev UPOS:
+Swedish-LinES 93.89 -> 94.70, Portuguese-Bosque 96.52 -> 96.63; Czech-CLTT 97.41 -> 96.61,
+Italian-ParTUT 95.58 -> 95.21, English-EWT 94.86 -> 94.81), so by default
+(``features="auto"``) a tagger trains both and keeps the one of better dev accuracy
+(`Tagger._best_version`); without dev, version 1.  Model files record their version
+(none: 1); a version this code does not know is refused.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from arcwise.vocab import TAG_COLUMNS, form_signature
 N_ATOMS = 13  # per word: see `atom_strings`
 FORM, LOWER, SHAPE, FLAGS, S1, S2, S3, S4, P1, P2, P3, CLUSTER, P4 = range(N_ATOMS)
 AMBIGUITY = N_ATOMS  # then the word's tag-dictionary atoms, one per column (version 2)
-FEATURES_VERSION = 1  # of a new tagger (2 is opt-in: see the module docstring); 1 and 2 are read
+FEATURES_VERSION = 1  # of a tagger trained without dev (see the module docstring)
 N_FEATURES = {1: 30, 2: 43}  # per version
 MAX_WEIGHTS = 2**23  # per column's table: at most 32 MiB to tag with, 128 MiB to train
 MAX_BUCKETS = 2**20
@@ -403,15 +404,19 @@ class Tagger:
     @classmethod
     def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
               epochs: int = 8, seed: int = 0, buckets: int | None = None,
-              features: int = FEATURES_VERSION, combinations: bool = True,
+              features: int | str = "auto", combinations: bool = True,
               progress=None) -> Tagger:
         """Train on tagged sentences; with dev, keep the epoch of best mean accuracy over the
         three columns (of each column's best tag, as a parser reads them: `tagged`).
         buckets: rows of each table (default: as many as fit `MAX_WEIGHTS` weights, fewer
         for little data: `classifier.table_rows`); features: the feature set's version
-        (see the module docstring); combinations: write a word only a (UPOS, XPOS, FEATS)
-        combination seen in training (`consistent_tags`).
+        (see the module docstring), or "auto": each version trained, the one of best dev
+        accuracy kept (version 1 without dev); combinations: write a word only a (UPOS,
+        XPOS, FEATS) combination seen in training (`consistent_tags`).
         progress(entry) after each epoch."""
+        if features == "auto":
+            return cls._best_version(sentences, dev, epochs=epochs, seed=seed, buckets=buckets,
+                                     combinations=combinations, progress=progress)
         sentences = [s for s in sentences if s.n]
         if not sentences:
             raise ArcwiseError("no training sentences: the training file is empty")
@@ -452,6 +457,21 @@ class Tagger:
         hyperparameters = {"epochs": epochs, "seed": seed,
                            "buckets": [int(w.transition.shape[0]) for w in best_weights]}
         return trained(best_weights, hyperparameters, {"epochs": log})
+
+    @classmethod
+    def _best_version(cls, sentences, dev, **options) -> Tagger:
+        """The tagger of the features version (`N_FEATURES`) with the best dev accuracy
+        (the mean over the three columns of its kept epoch), its hyperparameters saying
+        each version's; version 1 without dev."""
+        sentences, dev = list(sentences), list(dev or ())
+        if not any(s.n for s in dev):
+            return cls.train(sentences, features=FEATURES_VERSION, **options)
+        taggers = {v: cls.train(sentences, dev, features=v, **options) for v in N_FEATURES}
+        by_version = {str(v): max(np.mean([e[f"dev_{c}"] for c in TAG_COLUMNS])
+                                  for e in t.scores["epochs"]) for v, t in taggers.items()}
+        best = taggers[max(N_FEATURES, key=lambda v: by_version[str(v)])]
+        best.hyperparameters["features"] = {"auto": by_version}
+        return best
 
     def atoms(self, sentences: Sequence[Sentence]) -> tuple[np.ndarray, np.ndarray]:
         """(atoms, offsets) of the sentences as `Atoms.batch` lays them out, with the tag
