@@ -480,9 +480,12 @@ def parse_tagger(pairs: list[str]) -> dict:
                 raise ArcwiseError(f"--tagger {pair}: use one of "
                                    f"{', '.join('model=' + m for m in TAGGERS)}")
             options["model"] = value
-        elif key == "features" and value == "auto":
-            options[key] = value
-        elif key in ("epochs", "features"):
+        elif key == "features":
+            if value not in ("1", "2", "auto"):
+                raise ArcwiseError(f"--tagger {pair}: use features=1, 2 or auto (the default: "
+                                   "both trained, the better on dev kept)")
+            options[key] = value if value == "auto" else int(value)
+        elif key == "epochs":
             if not value.isdigit() or int(value) < 1:
                 raise ArcwiseError(f"--tagger {pair}: {value!r} is not a positive whole number")
             options[key] = int(value)
