@@ -467,7 +467,7 @@ class Tagger:
         if not any(s.n for s in dev):
             return cls.train(sentences, features=FEATURES_VERSION, **options)
         taggers = {v: cls.train(sentences, dev, features=v, **options) for v in N_FEATURES}
-        by_version = {str(v): max(np.mean([e[f"dev_{c}"] for c in TAG_COLUMNS])
+        by_version = {str(v): max(float(np.mean([e[f"dev_{c}"] for c in TAG_COLUMNS]))
                                   for e in t.scores["epochs"]) for v, t in taggers.items()}
         best = taggers[max(N_FEATURES, key=lambda v: by_version[str(v)])]
         best.hyperparameters["features"] = {"auto": by_version}
