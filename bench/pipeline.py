@@ -3,7 +3,7 @@
     .venv/bin/python bench/pipeline.py --treebank DIR [--system arc-eager] [--epochs N]
         [--model perceptron|bilstm|biaffine] [--neural KEY=VALUE ...] [--tagger KEY=VALUE ...]
         [--tags predicted|gold|none] [--tag-folds 10] [--tag-workers 1] [--workers 1]
-        [--label TEXT] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
+        [--repeats 3] [--label TEXT] [--workdir DIR] [--udpipe-python PATH | --no-udpipe] [--json]
         [--report] [--rerun]
 
 DIR holds train.conllu(.gz), dev.conllu(.gz) and test.conllu(.gz).  arcwise trains its
@@ -14,7 +14,8 @@ text.  Both outputs are scored by the CoNLL 2018 scorer (udeval from udtools): T
 Sentences, Words, UPOS, XPOS, UFeats, AllTags, Lemmas, UAS, LAS, CLAS, MLAS, BLEX;
 end-to-end sentences/s from text to CoNLL-U with the model loaded and warm (after parsing
 dev's text), in --workers processes (`arcwise parse --workers`; UDPipe as that many
-processes, each on its share of the paragraphs).  arcwise is also scored from the gold tokens of
+processes, each on its share of the paragraphs), the fastest of --repeats timed runs of
+each.  arcwise is also scored from the gold tokens of
 test, with its predicted tags and with a parser trained and run on gold tags.
 --model bilstm makes the parser a BiLSTM transition parser, --system mst --model biaffine
 the biaffine graph-based parser (`--neural`: its options, as `arcwise train --neural`); its
@@ -26,7 +27,8 @@ input).  --report
 keeps the result in bench/results/pipeline/ and rewrites the pipeline section of RESULTS.md
 from every kept one, with the git revision, machine and load it was measured at.
 --rerun runs the models in the work folder again from raw text (arcwise's, and UDPipe's
-when its model is there, e.g. trained meanwhile by bench/udpipe1.py), scores and times them,
+when its model is there, e.g. trained meanwhile by bench/udpipe1.py), and arcwise's from
+gold tokens with its predicted tags, scores and times them,
 and keeps those figures with their own provenance: speeds measured on a quiet machine.
 With --retrain tokenizer (or tokenizer,tagger) it first trains the pipeline's tokenizer
 (and tagger, with the run's tagger options) again with the current code, keeping the rest,
