@@ -295,14 +295,13 @@ def rerun(args, name: str, workdir: Path, command: list[str]) -> dict:
                                     args.seed, kept["arcwise"].get("tagger_options", {}), command)
     if dev is not None and not warm_up.exists():
         warm_up.write_text(raw_text(read_treebank(dev)))
-    kept["arcwise"]["speed"] = timed_text_run(arcwise.load(workdir / "arcwise.pipeline"),
-                                              workdir / "test.txt", out,
+    nlp = arcwise.load(workdir / "arcwise.pipeline")
+    kept["arcwise"]["speed"] = timed_text_run(nlp, workdir / "test.txt", out,
                                               warm_up if dev is not None else None, args.workers,
                                               args.repeats)
     kept["arcwise"]["raw_text"] = conll18_scores(workdir / "gold.conllu", out)
     if (workdir / "gold.untagged.conllu").exists():
-        kept["arcwise"]["gold_tokens_predicted_tags"] = gold_tokens_scores(
-            arcwise.load(workdir / "arcwise.pipeline"), workdir)
+        kept["arcwise"]["gold_tokens_predicted_tags"] = gold_tokens_scores(nlp, workdir)
     if udpipe_models(workdir) is not None and Path(args.udpipe_python).exists():
         trained = kept.get("udpipe", {}).get("train_seconds")
         kept["udpipe"] = {**run_udpipe(args.udpipe_python, workdir / "train.conllu",

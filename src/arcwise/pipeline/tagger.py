@@ -17,9 +17,10 @@ XPOS, FEATS) was seen, else it keeps its UPOS and gets the seen (XPOS, FEATS) of
 UPOS of highest summed score (`consistent_tags`).  A parser reads each column's own
 best instead (`Tagger.tagged`), the tags it was trained on: a perceptron pipeline on
 English-EWT trained and run on constrained tags (an earlier, greedy constraint: XPOS
-first, then FEATS) lost 0.26 LAS from raw text (79.72 against 79.98).  On the dev splits of five treebanks (English-EWT, Swedish-LinES,
-Czech-CLTT, Portuguese-Bosque, Italian-ParTUT) the written tags had AllTags 0.15 to
-2.70 higher, XPOS -0.01 to +0.85, UFeats -0.19 to +0.13.  Training never constrains.
+first, then FEATS) lost 0.26 LAS from raw text (79.72 against 79.98).  On the dev
+splits of five treebanks (English-EWT, Swedish-LinES, Czech-CLTT, Portuguese-Bosque,
+Italian-ParTUT) the written tags had AllTags 0.15 to 2.70 higher, XPOS -0.01 to +0.85,
+UFeats -0.19 to +0.13.  Training never constrains.
 
 Features version 2 adds what the standard perceptron taggers read (Collins 2002;
 Honnibal's tagger; UDPipe 1's MorphoDiTa) and version 1 lacks: a tag dictionary
@@ -246,15 +247,18 @@ def tag_sentence(atoms, tags, gold, upos_w, xpos_w, feats_w, learn, upos_u, xpos
     features = np.zeros(30 if version < 2 else 43, dtype=np.uint64)  # N_FEATURES[version]
     no_label_features = np.zeros(0, dtype=np.uint64)
     errors = 0
+    most = max(upos_w.transition.shape[1], xpos_w.transition.shape[1],
+               feats_w.transition.shape[1])
+    every_class = np.ones(most, dtype=np.bool_)
+    all_scores = np.zeros(most)
     for i in range(PAD, atoms.shape[0] - PAD):
         for column in range(3):
             weights = upos_w if column == UPOS else xpos_w if column == XPOS else feats_w
             totals = upos_u if column == UPOS else xpos_u if column == XPOS else feats_u
             n = weights.transition.shape[1]
-            scores = np.zeros(n)
             word_features(atoms, i, column, tags, features, version)
-            predicted = pc.best_class(weights, features, no_label_features,
-                                      np.ones(n, dtype=np.bool_), scores)
+            predicted = pc.best_class(weights, features, no_label_features, every_class[:n],
+                                      all_scores[:n])
             if learn:
                 if predicted != gold[column, i]:
                     errors += 1
