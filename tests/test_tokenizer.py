@@ -3,6 +3,7 @@ treebank's tokens and sentences from its raw text, splits multiword tokens as th
 does, ends sentences at blank lines, and survives a model file round trip."""
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -75,7 +76,7 @@ def test_unseen_forms_are_split_by_the_suffixes_the_treebank_splits_off():
                   mwt("can't", "ca", "n't"), mwt("won't", "wo", "n't"),  # two forms: no rule
                   plain("let's"), plain("let's"), plain("cats")]]
     splits = MultiwordSplits.learn(tokenized)
-    assert splits.suffixes == {"'s": ("'s",)}
+    assert splits.suffixes == {"'s": (2, ("'s",))}  # ending -> (characters split off, words)
     assert splits.words("Dee's") == ("Dee", "'s")
     assert splits.words("DEE'S") == ("DEE", "'S")
     assert splits.words("let's") == ("let's",)  # seen whole
@@ -90,8 +91,40 @@ def test_unseen_forms_are_split_by_the_suffixes_the_treebank_splits_off():
                                                            splits.whole)
     old = MultiwordSplits.from_json({"don't": ["do", "n't"]}, "m")
     assert old.words("Don't") == ("Do", "n't") and old.words("Dee's") == ("Dee's",)
-    with pytest.raises(ArcwiseError, match="bad multiword splits"):
-        MultiwordSplits.from_json({"forms": {}, "suffixes": {"'s": []}, "whole": []}, "m")
+    old = MultiwordSplits.from_json({"forms": {}, "suffixes": {"'s": ["'s"]}, "whole": []}, "m")
+    assert old.words("Dee's") == ("Dee", "'s")  # a file of before the endings
+    for bad in ([], {"split_off": 3, "words": ["'s"]}, {"split_off": 0, "words": ["'s"]},
+                {"split_off": True, "words": ["'s"]}, {"split_off": 2, "words": []}):
+        with pytest.raises(ArcwiseError, match="bad multiword splits"):
+            MultiwordSplits.from_json({"forms": {}, "suffixes": {"'s": bad}, "whole": []}, "m")
+
+
+def test_endings_with_letters_of_the_first_word_split_clitics_off_unseen_verbs():
+    def mwt(surface, *words):
+        return (surface, words, True)
+
+    def plain(surface):
+        return (surface, (surface,), True)
+
+    # Italian infinitives with an enclitic: "ci" alone ends more plain words than split
+    # ones, "rci" is a rule; Portuguese clitics after a hyphen split off without it
+    tokenized = [[mwt("attivarci", "attivar", "ci"), mwt("trovarci", "trovar", "ci"),
+                  mwt("farci", "far", "ci"), mwt("dirci", "dir", "ci"),
+                  plain("dieci"), plain("voci"), plain("luci"), plain("baci"), plain("baci"),
+                  plain("marci"),
+                  mwt("sendo-se", "sendo", "se"), mwt("chama-se", "chama", "se"),
+                  mwt("Trata-se", "Trata", "se"), plain("auto-se")]]
+    splits = MultiwordSplits.learn(tokenized)
+    assert splits.suffixes == {"rci": (2, ("ci",)), "-se": (3, ("se",))}
+    assert splits.words("mostrarci") == ("mostrar", "ci")
+    assert splits.words("Mostrarci") == ("Mostrar", "ci")
+    assert splits.words("felci") == ("felci",)  # "ci" is no rule
+    assert splits.words("marci") == ("marci",)  # seen whole
+    assert splits.words("rci") == ("rci",)  # nothing before the ending
+    assert splits.words("Passaram-SE") == ("Passaram", "SE")
+    assert splits.words("--se") == ("--se",)  # no letter in the first word
+    again = MultiwordSplits.from_json(json.loads(json.dumps(splits.to_json())), "m")
+    assert (again.suffixes, again.whole) == (splits.suffixes, splits.whole)
 
 
 def test_tokenizes_its_training_text(tokenizer, sentences):

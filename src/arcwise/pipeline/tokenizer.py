@@ -36,7 +36,8 @@ treebank splits them.
 Multiword tokens come from the treebank's own range lines: a surface form
 seen as a multiword token more often than not (``don't`` -> ``do n't``,
 ``del`` -> ``de el``) is split into its most frequent words, an unseen one by
-the suffixes the treebank splits off (``Google's`` -> ``Google 's``; `MultiwordSplits`).
+the endings the treebank splits off (``Google's`` -> ``Google 's``, ``attivarci`` ->
+``attivar ci``, ``sendo-se`` -> ``sendo se``; `MultiwordSplits`).
 """
 
 from __future__ import annotations
@@ -550,22 +551,26 @@ class MultiwordSplits:
     first seen).  Case follows the surface: the words' own slices of it when they
     spell it out (``Don't`` -> ``Do n't``), else the first word capitalized like it.
 
-    A surface never seen is split by a *suffix rule*: the treebank's multiword
-    tokens whose words spell them out give the suffixes split off (``Google's`` ->
-    ``Google 's``, ``shouldn't`` -> ``should n't``); a suffix is a rule when more
-    of the training tokens ending with it are split that way than not, and at
-    least three different forms are (one form is a fact about it, not a rule).
-    The longest rule that leaves a prefix with a letter or digit applies; forms
-    seen whole more often than split stay whole (`whole`).
+    A surface never seen is split by a *suffix rule*, learnt from the treebank's
+    multiword tokens that begin with their first word: what follows that word is split
+    off into the other words (``Google's`` -> ``Google 's``, ``sendo-se`` -> ``sendo se``),
+    recognized by an *ending*: the part split off with up to `CONTEXT` letters of the
+    first word before it (``attivarci`` -> ``attivar ci`` by ``ci``, ``rci`` or ``arci``).
+    An ending is a rule when more of the training tokens ending with it are split that
+    way than not, and at least three different forms are (one form is a fact about it,
+    not a rule).  The longest rule that leaves a first word with a letter or digit
+    applies; forms seen whole more often than split stay whole (`whole`).
     """
 
     MIN_SUFFIX_FORMS = 3
+    CONTEXT = 3
 
     def __init__(self, splits: dict[str, tuple[str, ...]] | None = None,
-                 suffixes: dict[str, tuple[str, ...]] | None = None,
+                 suffixes: dict[str, tuple[int, tuple[str, ...]]] | None = None,
                  whole: Iterable[str] = ()):
         self.splits = dict(splits or {})
-        self.suffixes = dict(suffixes or {})  # lowercased suffix -> the words it splits into
+        # lowercased ending -> (how many of its last characters are split off, their words)
+        self.suffixes = dict(suffixes or {})
         self.whole = frozenset(whole)  # lowercased forms a suffix rule must not split
         self.suffix_lengths = sorted({len(x) for x in self.suffixes}, reverse=True)
         self._any_suffix = tuple(self.suffixes)  # for one str.endswith before the rules
@@ -585,49 +590,73 @@ class MultiwordSplits:
         for surface, counts in as_words.items():
             if sum(counts.values()) > plain[surface]:
                 splits[surface] = counts.most_common(1)[0][0]
-        # suffix rules: (suffix, its words) of every spelled-out split, then how many
-        # tokens ending with the suffix split that way and how many do not
-        tails: dict[str, Counter] = defaultdict(Counter)
+        # candidate rules: the endings of the multiword tokens that begin with their first
+        # word, then how many tokens ending so split that way and how many do not
+        endings: dict[str, Counter] = defaultdict(Counter)
         for surface, counts in as_words.items():
             for words, n in counts.items():
-                if "".join(words) == surface and len(words[0]) > 0:
-                    tails["".join(words[1:])][words[1:]] += n
-        suffixes = {suffix: counts.most_common(1)[0][0] for suffix, counts in tails.items()}
+                first = words[0]
+                if first and surface.startswith(first) and len(surface) > len(first):
+                    for k in range(min(cls.CONTEXT, len(first) - 1) + 1):
+                        ending = surface[len(first) - k:]
+                        endings[ending][len(surface) - len(first), words[1:]] += n
+        candidates = {ending: counts.most_common(1)[0][0] for ending, counts in endings.items()}
         split_by = Counter()  # tokens
         split_forms = Counter()
         other = Counter()
-        lengths = sorted({len(x) for x in suffixes}, reverse=True)
+        lengths = sorted({len(x) for x in candidates}, reverse=True)
         for surface in plain.keys() | as_words.keys():
-            n_plain = plain[surface]
-            suffix = _longest_suffix(surface, suffixes, lengths)
-            if suffix is None:
-                continue
-            right = as_words[surface][(surface[: -len(suffix)], *suffixes[suffix])] \
-                if surface in as_words else 0
-            n_split = sum(as_words[surface].values()) if surface in as_words else 0
-            split_by[suffix] += right
-            split_forms[suffix] += right > 0
-            other[suffix] += n_plain + n_split - right
-        kept = {suffix: words for suffix, words in suffixes.items()
-                if split_forms[suffix] >= cls.MIN_SUFFIX_FORMS
-                and split_by[suffix] > other[suffix]}
-        lengths = sorted({len(x) for x in kept}, reverse=True)
-        whole = [surface for surface in plain if surface not in splits
-                 and _longest_suffix(surface, kept, lengths) is not None]
+            for n in lengths:
+                ending = surface[-n:]
+                if ending not in candidates or not _leaves_a_word(surface, n, candidates):
+                    continue
+                cut, words = candidates[ending]
+                right = as_words[surface][(surface[:-cut], *words)] \
+                    if surface in as_words else 0
+                n_split = sum(as_words[surface].values()) if surface in as_words else 0
+                split_by[ending] += right
+                split_forms[ending] += right > 0
+                other[ending] += plain[surface] + n_split - right
+        kept = {ending: rule for ending, rule in candidates.items()
+                if split_forms[ending] >= cls.MIN_SUFFIX_FORMS
+                and split_by[ending] > other[ending]}
+        # an ending whose shorter ending is a rule too, splitting the same, adds nothing
+        kept = {ending: rule for ending, rule in kept.items()
+                if ending[1:] not in kept or kept[ending[1:]] != rule}
+        rules = cls(splits, kept)
+        whole = [surface for surface in plain
+                 if surface not in splits and rules._suffix_rule(surface) is not None]
         return cls(splits, kept, whole)
+
+    def _suffix_rule(self, lower: str) -> tuple[int, tuple[str, ...]] | None:
+        """The rule of the longest ending of `lower` that leaves a first word; None if none."""
+        if not lower.endswith(self._any_suffix):
+            return None
+        for n in self.suffix_lengths:
+            if lower[-n:] in self.suffixes and _leaves_a_word(lower, n, self.suffixes):
+                return self.suffixes[lower[-n:]]
+        return None
 
     def words(self, surface: str) -> tuple[str, ...]:
         """The words of a token (itself alone if it is not split)."""
         lower = surface.lower()
         split = self.splits.get(lower)
         if split is None:
-            if (lower in self.whole or len(lower) != len(surface)
-                    or not lower.endswith(self._any_suffix)):
+            if lower in self.whole or len(lower) != len(surface):
                 return (surface,)
-            suffix = _longest_suffix(lower, self.suffixes, self.suffix_lengths)
-            if suffix is None:
+            rule = self._suffix_rule(lower)
+            if rule is None:
                 return (surface,)
-            split = (lower[: -len(suffix)], *self.suffixes[suffix])
+            cut, rest = rule
+            tail = surface[-cut:]
+            spelled = "".join(rest)
+            if tail.lower().endswith(spelled):  # the words in the surface's own case
+                out, at = [], len(surface) - len(spelled)
+                for word in rest:
+                    out.append(surface[at : at + len(word)])
+                    at += len(word)
+                rest = tuple(out)
+            return (surface[:-cut], *rest)
         if "".join(split) == lower:
             out, at = [], 0
             for word in split:
@@ -641,40 +670,46 @@ class MultiwordSplits:
 
     def to_json(self) -> dict[str, Any]:
         return {"forms": {surface: list(words) for surface, words in sorted(self.splits.items())},
-                "suffixes": {suffix: list(words)
-                             for suffix, words in sorted(self.suffixes.items())},
+                "suffixes": {ending: {"split_off": cut, "words": list(words)}
+                             for ending, (cut, words) in sorted(self.suffixes.items())},
                 "whole": sorted(self.whole)}
 
     @classmethod
     def from_json(cls, data: Any, source: str) -> MultiwordSplits:
-        def is_words(w: Any) -> bool:
-            return isinstance(w, list) and len(w) >= 1 and all(
+        def is_words(w: Any, least: int) -> bool:
+            return isinstance(w, list) and len(w) >= least and all(
                 isinstance(x, str) and x and x.strip() == x and "\t" not in x
                 and "\n" not in x for x in w)
 
-        def is_rules(rules: Any, least: int) -> bool:
-            return isinstance(rules, dict) and all(
-                isinstance(s, str) and s and is_words(w) and len(w) >= least
-                for s, w in rules.items())
+        def rule(ending: Any, value: Any) -> tuple[int, tuple[str, ...]] | None:
+            if isinstance(value, list):  # a file of before the endings: the whole ending
+                value = {"split_off": len(ending), "words": value}
+            if not (isinstance(ending, str) and ending and isinstance(value, dict)
+                    and is_words(value.get("words"), 1)):
+                return None
+            cut = value.get("split_off")
+            if type(cut) is not int or not 0 < cut <= len(ending):
+                return None
+            return cut, tuple(value["words"])
 
         if isinstance(data, dict) and isinstance(data.get("forms"), dict):
             forms, suffixes, whole = data["forms"], data.get("suffixes"), data.get("whole")
         else:  # a file of before the suffix rules: the forms alone
             forms, suffixes, whole = data, {}, []
-        if not (is_rules(forms, 2) and is_rules(suffixes, 1) and isinstance(whole, list)
-                and all(isinstance(w, str) and w for w in whole)):
+        rules = {ending: rule(ending, value) for ending, value in suffixes.items()} \
+            if isinstance(suffixes, dict) else None
+        if not (isinstance(forms, dict) and all(isinstance(s, str) and s and is_words(w, 2)
+                                                for s, w in forms.items())
+                and rules is not None and None not in rules.values()
+                and isinstance(whole, list) and all(isinstance(w, str) and w for w in whole)):
             raise ArcwiseError(f"{source}: corrupt model file (bad multiword splits)")
-        return cls({s: tuple(w) for s, w in forms.items()},
-                   {s: tuple(w) for s, w in suffixes.items()}, whole)
+        return cls({s: tuple(w) for s, w in forms.items()}, rules, whole)
 
 
-def _longest_suffix(lower: str, suffixes: dict[str, Any], lengths: Sequence[int]) -> str | None:
-    """The longest of `suffixes` that `lower` ends with, leaving a prefix with a letter or
-    digit (lengths: the suffixes' lengths, longest first); None if there is none."""
-    for n in lengths:
-        if len(lower) > n and lower[-n:] in suffixes and any(c.isalnum() for c in lower[:-n]):
-            return lower[-n:]
-    return None
+def _leaves_a_word(lower: str, n: int, rules: dict[str, tuple[int, Any]]) -> bool:
+    """Whether the ending of length n of `lower` leaves something before it and a first
+    word with a letter or digit (rules: ending -> (characters split off, ...))."""
+    return len(lower) > n and any(c.isalnum() for c in lower[: -rules[lower[-n:]][0]])
 
 
 # --- the tokenizer ---------------------------------------------------------------
