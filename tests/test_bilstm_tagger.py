@@ -125,7 +125,7 @@ def test_cli_trains_a_bilstm_tagger_and_refuses_what_it_does_not_take(tmp_path, 
         (("--system", "tagger", "--tagger", "model=bilstm", "--tagger", "combinations=any"),
          "perceptron tagger's option"),
         (("--system", "tagger", "--tagger", "combinations=some"), "use combinations=seen"),
-        (("--system", "tagger", "--tagger", "features=3"), "use features=1, 2 or auto"),
+        (("--system", "tagger", "--tagger", "features=3"), "use features=1, 2, auto"),
         (("--system", "arc-eager", "--tagger", "model=bilstm"), "this model has no tagger"),
     ]:
         code, _, err = run(["train", "--train", treebank, "-o", tmp_path / "x.pipeline", *args],

@@ -194,19 +194,19 @@ def test_writes_only_combinations_seen_in_training_and_the_parser_reads_each_bes
 
 
 def test_auto_keeps_the_features_version_of_the_best_dev_accuracy(data):
-    """By default both feature versions are trained and the one of better dev accuracy
-    kept, as trained alone; without dev, version 1."""
+    """With features="auto" both feature versions are trained and the one of better dev
+    accuracy kept, as trained alone; without dev, version 1."""
     from arcwise.cli.train import parse_tagger
 
     train, dev = data
-    auto = Tagger.train(train, dev, epochs=2, seed=2, buckets=2**12)
+    auto = Tagger.train(train, dev, epochs=2, seed=2, buckets=2**12, features="auto")
     scores = auto.hyperparameters["features"]["auto"]
     assert set(scores) == {"1", "2"}
     assert auto.features == max((1, 2), key=lambda v: scores[str(v)])
     alone = Tagger.train(train, dev, epochs=2, seed=2, buckets=2**12, features=auto.features)
     assert all(np.array_equal(a.transition, b.transition)
                for a, b in zip(auto.weights, alone.weights))
-    assert Tagger.train(train, epochs=1, buckets=2**12).features == 1
+    assert Tagger.train(train, epochs=1, buckets=2**12, features="auto").features == 1
     assert parse_tagger(["features=auto"])["features"] == "auto"
     arrays, meta = auto.saved()
     assert Tagger.from_saved(arrays, meta, "m").hyperparameters["features"] == {"auto": scores}
@@ -233,3 +233,51 @@ def test_legal_combinations_are_those_seen(seen):
             legal_combinations(codes, 2, 0, tags, n_xpos, n_feats, legal[:n_feats])
             with_ux = {f for v, y, f in seen if (v, y) == (u, x)} or set(range(n_feats))
             assert set(np.flatnonzero(legal[:n_feats])) == with_ux
+
+
+def test_by_default_both_features_versions_are_trained_and_their_scores_added(data):
+    """The default tagger is a pair: one of each features version, each trained as it
+    would be alone, whose scores are added; a model file keeps both."""
+    from arcwise.cli.train import parse_tagger
+
+    train, dev = data
+    options = {"epochs": 2, "seed": 2, "buckets": 2**12}
+    both = Tagger.train(train, dev, **options)
+    one, two = (Tagger.train(train, dev, features=v, **options) for v in (1, 2))
+    assert (both.features, both.partner.features) == (1, 2)
+    for pair_member, alone in ((both, one), (both.partner, two)):
+        assert all(np.array_equal(a.transition, b.transition)
+                   for a, b in zip(pair_member.weights, alone.weights))
+    assert set(both.hyperparameters["features"]["both"]) == {"1", "2"}
+    assert set(both.scores["dev"]) >= {"dev_upos", "dev_xpos", "dev_feats"}
+
+    def ids(tagger):
+        read, written, _ = tagger.tag_ids(dev)
+        return np.concatenate([read, written])
+
+    def silenced(tagger):
+        return [w._replace(transition=np.zeros_like(w.transition)) for w in tagger.weights]
+
+    # with one side's weights zero, the pair tags as the other side alone
+    second_alone = Tagger(two.tagsets, two.weights, features=2, dictionary=two.dictionary)
+    assert np.array_equal(ids(Tagger(one.tagsets, silenced(one), features=1,
+                                     partner=second_alone)), ids(second_alone))
+    first_alone = Tagger(one.tagsets, one.weights, features=1)
+    assert np.array_equal(
+        ids(Tagger(one.tagsets, one.weights, features=1, partner=Tagger(
+            two.tagsets, silenced(two), features=2, dictionary=two.dictionary))),
+        ids(first_alone))
+    assert not np.array_equal(ids(Tagger(one.tagsets, one.weights, features=1,
+                                         partner=second_alone)), ids(first_alone))
+
+    arrays, meta = both.saved("tagger_")
+    loaded = Tagger.from_saved(arrays, meta, "m", "tagger_")
+    assert np.array_equal(ids(loaded), ids(both)) and loaded.partner.features == 2
+    assert loaded.hyperparameters == both.hyperparameters
+    bad = {**meta, "partner": {**meta["partner"], "tagsets": {**meta["tagsets"], "upos": ["X"]}}}
+    with pytest.raises(ArcwiseError, match="^m: "):  # the partner's weights have 17 UPOS
+        Tagger.from_saved(arrays, bad, "m", "tagger_")
+    with pytest.raises(ArcwiseError, match="bad tagger metadata"):
+        Tagger.from_saved(arrays, {**meta, "partner": 7}, "m", "tagger_")
+    assert Tagger.train(train, epochs=1, buckets=2**12).partner.features == 2  # without dev
+    assert parse_tagger(["features=both"])["features"] == "both"

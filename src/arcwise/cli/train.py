@@ -481,10 +481,11 @@ def parse_tagger(pairs: list[str]) -> dict:
                                    f"{', '.join('model=' + m for m in TAGGERS)}")
             options["model"] = value
         elif key == "features":
-            if value not in ("1", "2", "auto"):
-                raise ArcwiseError(f"--tagger {pair}: use features=1, 2 or auto (the default: "
-                                   "both trained, the better on dev kept)")
-            options[key] = value if value == "auto" else int(value)
+            if value not in ("1", "2", "auto", "both"):
+                raise ArcwiseError(f"--tagger {pair}: use features=1, 2, auto (both trained, "
+                                   "the better on dev kept) or both (the default: both "
+                                   "trained, their scores added)")
+            options[key] = value if value in ("auto", "both") else int(value)
         elif key == "epochs":
             if not value.isdigit() or int(value) < 1:
                 raise ArcwiseError(f"--tagger {pair}: {value!r} is not a positive whole number")

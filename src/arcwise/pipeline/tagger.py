@@ -29,10 +29,14 @@ word and the next two), the prefix of 4, the tag two words back alone, the suffi
 word after next, the previous word with its tag, and for XPOS and FEATS the word's own
 UPOS with its suffixes and form.  It helps one treebank and hurts another (dev UPOS:
 Swedish-LinES 93.89 -> 94.70, Portuguese-Bosque 96.52 -> 96.63; Czech-CLTT 97.41 -> 96.61,
-Italian-ParTUT 95.58 -> 95.21, English-EWT 94.86 -> 94.81), so by default
-(``features="auto"``) a tagger trains both and keeps the one of better dev accuracy
-(`Tagger._best_version`); without dev, version 1.  Model files record their version
-(none: 1); a version this code does not know is refused.
+Italian-ParTUT 95.58 -> 95.21, English-EWT 94.86 -> 94.81).  Their sum beats either: by
+default (``features="both"``) a tagger of each version is trained as alone and the pair
+tags by their added scores (`Tagger._both_versions`, `column_scores`); dev AllTags of the
+written tags (English-EWT, Swedish-LinES, Czech-CLTT, Portuguese-Bosque, Italian-ParTUT)
+0.13 to 0.51 above the better version's, at twice the tagging time.  ``features="auto"``
+keeps the version of better dev accuracy (`Tagger._best_version`; without dev, version 1).
+Model files record their version (none: 1) and the partner's; a version this code does not
+know is refused.
 """
 
 from __future__ import annotations
@@ -61,10 +65,12 @@ FORM, LOWER, SHAPE, FLAGS, S1, S2, S3, S4, P1, P2, P3, CLUSTER, P4 = range(N_ATO
 AMBIGUITY = N_ATOMS  # then the word's tag-dictionary atoms, one per column (version 2)
 FEATURES_VERSION = 1  # of a tagger trained without dev (see the module docstring)
 N_FEATURES = {1: 30, 2: 43}  # per version
+N_FEATURES_MOST = 43  # of any version
 MAX_WEIGHTS = 2**23  # per column's table: at most 32 MiB to tag with, 128 MiB to train
 MAX_BUCKETS = 2**20
 PAD = 2  # words of padding on each side of a sentence's atoms
 UPOS, XPOS, FEATS = range(3)
+PARTNER = "partner_"  # the prefix of a partner tagger's arrays in a model file
 XPOS_CANDIDATES = 3  # a word's best XPOS `consistent_tags` tries (FEATS scored for each)
 
 
@@ -239,31 +245,49 @@ def legal_combinations(combinations, column, i, tags, n_xpos, n_feats, legal):
 
 
 @njit(cache=True)
-def tag_sentence(atoms, tags, gold, upos_w, xpos_w, feats_w, learn, upos_u, xpos_u, feats_u,
-                 step, version):
+def column_scores(atoms, atoms2, i, column, tags, weights, weights2, version, version2,
+                  features, features2, legal, out, out2):
+    """out = the scores of `column`'s classes for word row i (-inf where not legal): the
+    tagger's (weights: one table per column), plus its partner's when version2 > 0 (atoms2,
+    weights2: a tagger of that features version, trained apart; out2: room for them)."""
+    no_label_features = np.zeros(0, dtype=np.uint64)
+    word_features(atoms, i, column, tags, features, version)
+    pc.score(weights[column], features, no_label_features, legal, out)
+    if version2 > 0:
+        word_features(atoms2, i, column, tags, features2, version2)
+        pc.score(weights2[column], features2, no_label_features, legal, out2)
+        out += out2
+
+
+@njit(cache=True)
+def tag_sentence(atoms, atoms2, tags, gold, weights, weights2, version, version2, learn,
+                 totals, step):
     """Tag one sentence (atoms with PAD rows each side; tags [3, rows] filled with -1 gets
-    the tags); with learn, also the perceptron updates toward gold [3, rows] on the way.
+    the tags), by the summed scores of the tagger and its partner (`column_scores`); with
+    learn (and no partner), also the perceptron updates toward gold [3, rows] on the way.
     Returns (steps, errors)."""
-    features = np.zeros(30 if version < 2 else 43, dtype=np.uint64)  # N_FEATURES[version]
+    features = np.zeros(N_FEATURES_MOST, dtype=np.uint64)
+    features2 = np.zeros(N_FEATURES_MOST, dtype=np.uint64)
     no_label_features = np.zeros(0, dtype=np.uint64)
     errors = 0
-    most = max(upos_w.transition.shape[1], xpos_w.transition.shape[1],
-               feats_w.transition.shape[1])
+    most = max(weights[UPOS].transition.shape[1], weights[XPOS].transition.shape[1],
+               weights[FEATS].transition.shape[1])
     every_class = np.ones(most, dtype=np.bool_)
-    all_scores = np.zeros(most)
+    scores = np.zeros(most)
+    scores2 = np.zeros(most)
+    n_features = features[:30] if version < 2 else features[:43]  # N_FEATURES[version]
+    n_features2 = features2[:30] if version2 < 2 else features2[:43]
     for i in range(PAD, atoms.shape[0] - PAD):
         for column in range(3):
-            weights = upos_w if column == UPOS else xpos_w if column == XPOS else feats_w
-            totals = upos_u if column == UPOS else xpos_u if column == XPOS else feats_u
-            n = weights.transition.shape[1]
-            word_features(atoms, i, column, tags, features, version)
-            predicted = pc.best_class(weights, features, no_label_features, every_class[:n],
-                                      all_scores[:n])
+            n = weights[column].transition.shape[1]
+            column_scores(atoms, atoms2, i, column, tags, weights, weights2, version, version2,
+                          n_features, n_features2, every_class[:n], scores[:n], scores2[:n])
+            predicted = pc.argmax(scores[:n], every_class[:n])
             if learn:
                 if predicted != gold[column, i]:
                     errors += 1
-                    pc.update(weights, totals, features, no_label_features, gold[column, i],
-                              predicted, step)
+                    pc.update(weights[column], totals[column], n_features, no_label_features,
+                              gold[column, i], predicted, step)
                 step += 1
             tags[column, i] = predicted
     return step, errors
@@ -278,18 +302,22 @@ def seen_combination(combinations, upos, xpos, feats, n_xpos, n_feats):
 
 
 @njit(cache=True)
-def consistent_tags(atoms, tags, written, xpos_w, feats_w, version, combinations):
+def consistent_tags(atoms, atoms2, tags, written, weights, weights2, version, version2,
+                    combinations):
     """The tags to write [3, rows] of a sentence tagged freely (`tag_sentence`): a word
     keeps its tags when they were seen together in training and its two previous words
     kept theirs; otherwise it keeps its UPOS and gets the seen (XPOS, FEATS) of that UPOS
     (`legal_combinations`) of highest summed score, among its XPOS_CANDIDATES best XPOS,
     the features reading the previous words' written tags."""
-    features = np.zeros(30 if version < 2 else 43, dtype=np.uint64)  # N_FEATURES[version]
-    no_label_features = np.zeros(0, dtype=np.uint64)
-    n_xpos = xpos_w.transition.shape[1]
-    n_feats = feats_w.transition.shape[1]
+    features = np.zeros(N_FEATURES_MOST, dtype=np.uint64)
+    features2 = np.zeros(N_FEATURES_MOST, dtype=np.uint64)
+    n_features = features[:30] if version < 2 else features[:43]  # N_FEATURES[version]
+    n_features2 = features2[:30] if version2 < 2 else features2[:43]
+    n_xpos = weights[XPOS].transition.shape[1]
+    n_feats = weights[FEATS].transition.shape[1]
     xpos_scores = np.zeros(n_xpos)
     feats_scores = np.zeros(n_feats)
+    spare = np.zeros(max(n_xpos, n_feats))
     legal_xpos = np.empty(n_xpos, dtype=np.bool_)
     legal_feats = np.empty(n_feats, dtype=np.bool_)
     for i in range(PAD, atoms.shape[0] - PAD):
@@ -304,9 +332,9 @@ def consistent_tags(atoms, tags, written, xpos_w, feats_w, version, combinations
             written[XPOS, i] = tags[XPOS, i]
             written[FEATS, i] = tags[FEATS, i]
             continue
-        word_features(atoms, i, XPOS, written, features, version)
         legal_combinations(combinations, XPOS, i, written, n_xpos, n_feats, legal_xpos)
-        pc.score(xpos_w, features, no_label_features, legal_xpos, xpos_scores)
+        column_scores(atoms, atoms2, i, XPOS, written, weights, weights2, version, version2,
+                      n_features, n_features2, legal_xpos, xpos_scores, spare[:n_xpos])
         best, best_x, best_f = -np.inf, -1, -1
         for _ in range(XPOS_CANDIDATES):
             x = pc.argmax(xpos_scores, legal_xpos)
@@ -314,9 +342,11 @@ def consistent_tags(atoms, tags, written, xpos_w, feats_w, version, combinations
                 break
             legal_xpos[x] = False
             written[XPOS, i] = x
-            word_features(atoms, i, FEATS, written, features, version)
             legal_combinations(combinations, FEATS, i, written, n_xpos, n_feats, legal_feats)
-            f = pc.best_class(feats_w, features, no_label_features, legal_feats, feats_scores)
+            column_scores(atoms, atoms2, i, FEATS, written, weights, weights2, version,
+                          version2, n_features, n_features2, legal_feats, feats_scores,
+                          spare[:n_feats])
+            f = pc.argmax(feats_scores, legal_feats)
             if best_x < 0 or xpos_scores[x] + feats_scores[f] > best:
                 best, best_x, best_f = xpos_scores[x] + feats_scores[f], x, f
         written[XPOS, i] = best_x
@@ -324,35 +354,38 @@ def consistent_tags(atoms, tags, written, xpos_w, feats_w, version, combinations
 
 
 @njit(cache=True, parallel=True)
-def tag_batch(atoms, offsets, upos_w, xpos_w, feats_w, version, combinations):
+def tag_batch(atoms, offsets, upos_w, xpos_w, feats_w, version, atoms2, upos2, xpos2, feats2,
+              version2, combinations):
     """(tags, written): the tag ids [3, rows] of every sentence of a batch (see
     `Atoms.batch`), each word's best of each column, and with `combinations` those to
-    write (`consistent_tags`; without, the same array).  The sentences are shared among
-    numba's threads, each tagged alone."""
+    write (`consistent_tags`; without, the same array).  version2 > 0: the partner's atoms
+    and weights, whose scores are added (`column_scores`).  The sentences are shared
+    among numba's threads, each tagged alone."""
     tags = np.full((3, atoms.shape[0]), -1, dtype=np.int64)
     written = np.full((3, atoms.shape[0]), -1, dtype=np.int64) if combinations.shape[0] \
         else tags
     for k in prange(offsets.shape[0] - 1):
         a, b = offsets[k], offsets[k + 1]
-        tag_sentence(atoms[a:b], tags[:, a:b], tags[:, a:b], upos_w, xpos_w, feats_w, False,
-                     upos_w, xpos_w, feats_w, 0, version)
+        weights = (upos_w, xpos_w, feats_w)  # a tuple made outside would not reach the threads
+        weights2 = (upos2, xpos2, feats2)
+        tag_sentence(atoms[a:b], atoms2[a:b], tags[:, a:b], tags[:, a:b], weights, weights2,
+                     version, version2, False, weights, 0)
         if combinations.shape[0]:
-            consistent_tags(atoms[a:b], tags[:, a:b], written[:, a:b], xpos_w, feats_w,
-                            version, combinations)
+            consistent_tags(atoms[a:b], atoms2[a:b], tags[:, a:b], written[:, a:b], weights,
+                            weights2, version, version2, combinations)
     return tags, written
 
 
 @njit(cache=True)
-def train_epoch(order, atoms, offsets, gold, upos_w, xpos_w, feats_w, upos_u, xpos_u, feats_u,
-                step, version):
+def train_epoch(order, atoms, offsets, gold, weights, totals, step, version):
     """One pass over the sentences in `order`; returns (steps, errors).  Training tags
     freely, as the parser reads the tags (see `Tagger.tagged`)."""
     errors = 0
     tags = np.full((3, atoms.shape[0]), -1, dtype=np.int64)
     for k in order:
         a, b = offsets[k], offsets[k + 1]
-        step, e = tag_sentence(atoms[a:b], tags[:, a:b], gold[:, a:b], upos_w, xpos_w, feats_w,
-                               True, upos_u, xpos_u, feats_u, step, version)
+        step, e = tag_sentence(atoms[a:b], atoms[a:b], tags[:, a:b], gold[:, a:b], weights,
+                               weights, version, 0, True, totals, step)
         errors += e
     return step, errors
 
@@ -385,7 +418,7 @@ class Tagger:
                  scores: dict[str, Any] | None = None, *,
                  features: int = FEATURES_VERSION, dictionary: TagDictionary | None = None,
                  lemmatizer: Lemmatizer | None = None,
-                 combinations: np.ndarray | None = None):
+                 combinations: np.ndarray | None = None, partner: Tagger | None = None):
         if features not in N_FEATURES:
             raise ValueError(f"features version {features}: use one of {sorted(N_FEATURES)}")
         if (dictionary is None) != (features < 2):
@@ -399,16 +432,25 @@ class Tagger:
         self.lemmatizer = lemmatizer  # fills LEMMA where it is _, from the form and UPOS
         # the codes of the (UPOS, XPOS, FEATS) seen in training, sorted (`legal_combinations`)
         self.combinations = NO_COMBINATIONS if combinations is None else combinations
+        # a tagger of another features version trained apart on the same data, whose
+        # scores are added to this one's (`column_scores`); its own combinations and
+        # lemmatizer unused
+        if partner is not None and (partner.partner is not None
+                                    or partner.tagsets != self.tagsets):
+            raise ValueError("a partner tagger has the same tags and no partner of its own")
+        self.partner = partner
         self._atoms = Atoms()
 
     def __repr__(self) -> str:
         sizes = ", ".join(f"{len(t)} {c.upper()}" for c, t in zip(TAG_COLUMNS, self.tagsets))
-        return f"Tagger({sizes})"
+        versions = f"features {self.features}" + (
+            f" + {self.partner.features}" if self.partner is not None else "")
+        return f"Tagger({sizes}, {versions})"
 
     @classmethod
     def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
               epochs: int = 8, seed: int = 0, buckets: int | None = None,
-              features: int | str = "auto", combinations: bool = True,
+              features: int | str = "both", combinations: bool = True,
               progress=None) -> Tagger:
         """Train on tagged sentences; with dev, keep the epoch of best mean accuracy over the
         three columns (of each column's best tag, as a parser reads them: `tagged`).
@@ -418,9 +460,10 @@ class Tagger:
         accuracy kept (version 1 without dev); combinations: write a word only a (UPOS,
         XPOS, FEATS) combination seen in training (`consistent_tags`).
         progress(entry) after each epoch."""
-        if features == "auto":
-            return cls._best_version(sentences, dev, epochs=epochs, seed=seed, buckets=buckets,
-                                     combinations=combinations, progress=progress)
+        if features in ("auto", "both"):
+            chosen = cls._best_version if features == "auto" else cls._both_versions
+            return chosen(sentences, dev, epochs=epochs, seed=seed, buckets=buckets,
+                          combinations=combinations, progress=progress)
         sentences = [s for s in sentences if s.n]
         if not sentences:
             raise ArcwiseError("no training sentences: the training file is empty")
@@ -445,8 +488,8 @@ class Tagger:
             order = np.random.default_rng([seed, epoch]).permutation(len(sentences))
             with interrupts.deferred():
                 step, errors = train_epoch(order, atoms, offsets, gold,
-                                           *(m.weights for m in models),
-                                           *(m.totals for m in models), step, features)
+                                           tuple(m.weights for m in models),
+                                           tuple(m.totals for m in models), step, features)
             averaged = [m.averaged(max(step, 1)) for m in models]
             entry = {"epoch": epoch + 1, "error_rate": errors / max(step // (epoch + 1), 1)}
             if dev:
@@ -477,6 +520,27 @@ class Tagger:
         best.hyperparameters["features"] = {"auto": by_version}
         return best
 
+    @classmethod
+    def _both_versions(cls, sentences, dev, **options) -> Tagger:
+        """A tagger of each features version (`N_FEATURES`), each trained as alone (with
+        dev, the epoch of its best dev accuracy kept), the first with the second as its
+        partner: their scores are added.  Its hyperparameters and scores say each one's,
+        and its scores the pair's dev accuracy."""
+        sentences, dev = list(sentences), [s for s in dev or () if s.n]
+        first, second = (cls.train(sentences, dev, features=v, **options)
+                         for v in sorted(N_FEATURES))
+        pair = cls(first.tagsets, first.weights,
+                   {"features": {"both": {str(t.features): t.hyperparameters
+                                          for t in (first, second)}}},
+                   {str(t.features): t.scores for t in (first, second)},
+                   features=first.features, dictionary=first.dictionary,
+                   lemmatizer=first.lemmatizer, combinations=first.combinations,
+                   partner=cls(second.tagsets, second.weights, features=second.features,
+                               dictionary=second.dictionary))
+        if dev:
+            pair.scores["dev"] = pair.accuracy(dev)
+        return pair
+
     def atoms(self, sentences: Sequence[Sentence]) -> tuple[np.ndarray, np.ndarray]:
         """(atoms, offsets) of the sentences as `Atoms.batch` lays them out, with the tag
         dictionary's atoms as further columns (features version 2)."""
@@ -491,8 +555,12 @@ class Tagger:
         """(read, written, offsets): the tag ids [3, rows] a parser reads and those written
         (`tagged`), as `Atoms.batch` lays the sentences out."""
         atoms, offsets = self.atoms(sentences)
+        partner = self.partner or self
+        atoms2 = partner.atoms(sentences)[0] if self.partner is not None else atoms
         with interrupts.deferred():
             read, written = tag_batch(atoms, offsets, *self.weights, self.features,
+                                      atoms2, *partner.weights,
+                                      partner.features if self.partner is not None else 0,
                                       self.combinations)
         return read, written, offsets
 
@@ -558,12 +626,15 @@ class Tagger:
         if self.combinations.shape[0]:
             arrays[f"{prefix}combinations"] = self.combinations
             meta["combinations"] = True
+        if self.partner is not None:
+            partner_arrays, meta["partner"] = self.partner.saved(prefix + PARTNER)
+            arrays.update(partner_arrays)
         return arrays, meta
 
     @classmethod
     def from_saved(cls, arrays, meta: dict[str, Any], source: str, prefix: str = "") -> Tagger:
         tagsets = meta.get("tagsets") if isinstance(meta, dict) else None
-        if meta.get("kind") != "tagger" or not isinstance(tagsets, dict) or not all(
+        if not isinstance(tagsets, dict) or meta.get("kind") != "tagger" or not all(
             isinstance(tagsets.get(c), list) and tagsets[c]
             and all(isinstance(t, str) and t and "\t" not in t and "\n" not in t
                     and t.strip() == t for t in tagsets[c]) for c in TAG_COLUMNS
@@ -591,9 +662,16 @@ class Tagger:
                     or (combinations.shape[0] and (combinations[0] < 0 or
                                                    combinations[-1] >= n[0] * n[1] * n[2])):
                 raise ArcwiseError(f"{source}: corrupt model file (bad tag combinations)")
-        return cls([tagsets[c] for c in TAG_COLUMNS], weights, meta.get("hyperparameters"),
-                   meta.get("scores"), features=features, dictionary=dictionary,
-                   lemmatizer=lemmatizer, combinations=combinations)
+        partner = None
+        if meta.get("partner") is not None:  # absent: a tagger alone
+            partner = cls.from_saved(arrays, meta["partner"], source, prefix + PARTNER)
+        try:
+            return cls([tagsets[c] for c in TAG_COLUMNS], weights,
+                       meta.get("hyperparameters"), meta.get("scores"), features=features,
+                       dictionary=dictionary, lemmatizer=lemmatizer,
+                       combinations=combinations, partner=partner)
+        except ValueError:
+            raise ArcwiseError(f"{source}: corrupt model file (bad partner tagger)") from None
 
 
 def with_tags(sentence: Sentence, tags: Sequence[Sequence[str]],
