@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
+from arcwise.errors import ArcwiseError
 from arcwise.io import conllu
 from arcwise.pipeline.lemmatizer import Lemmatizer, apply_rule, edit_rule
 from arcwise.pipeline.tagger import Tagger
@@ -38,6 +39,13 @@ def test_trained_on_ewt_it_lemmatizes_dev_from_gold_upos():
     assert lemmatizer.accuracy(read("dev", 500)) > 95
     again = Lemmatizer.from_json(lemmatizer.to_json(), "x")
     assert again.words == lemmatizer.words and again.rules == lemmatizer.rules
+    assert (again.tagged_words, again.tagged_rules) == (lemmatizer.tagged_words,
+                                                         lemmatizer.tagged_rules)
+    old = {k: v for k, v in lemmatizer.to_json().items() if not k.startswith("tagged")}
+    old = Lemmatizer.from_json({**old, "version": 1}, "x")  # a file of before FEATS
+    assert old.lemma("studies", "NOUN", "Number=Plur") == "study" and not old.tagged_rules
+    with pytest.raises(ArcwiseError, match="^x: corrupt model file .bad lemmatizer"):
+        Lemmatizer.from_json({**lemmatizer.to_json(), "tagged_rules": [["NOUN"]]}, "x")
     unlemmatized = [conllu.with_columns(s, lemma=("_",) * (s.n + 1)) for s in read("dev", 5)]
     assert Lemmatizer.train(unlemmatized) is None
 
@@ -57,3 +65,24 @@ def test_the_tagger_fills_missing_lemmas_and_keeps_its_lemmatizer(tmp_path):
     arrays, meta = tagger.saved()
     loaded = Tagger.from_saved(arrays, meta, "m")
     assert [s.lemma for s in loaded.tag(blank)] == [s.lemma for s in tagged]
+
+
+def test_words_and_rules_of_a_upos_and_feats_come_before_those_of_the_upos():
+    """Czech-like: an ending lemmatizes one way in one case and another in the other."""
+    rows = ([("ženou", "NOUN", "Case=Ins", "žena")] * 3 + [("rukou", "NOUN", "Case=Ins", "ruka")]
+            + [("nesou", "VERB", "Number=Plur", "nést")]
+            + [(f"x{k}ou", "NOUN", "Case=Gen", f"x{k}ou") for k in range(5)]
+            + [("tou", "DET", "Case=Ins", "ten")] * 3 + [("tou", "DET", "Case=Gen", "tou")])
+    sentence = conllu.parse_block("\n".join(
+        f"{k}\t{form}\t{lemma}\t{upos}\t_\t{feats}\t0\tdep\t_\t_"
+        for k, (form, upos, feats, lemma) in enumerate(rows, start=1)))
+    lemmatizer = Lemmatizer.train([sentence])
+    assert lemmatizer.lemma("horou", "NOUN") == "horou"  # the UPOS's rule: as Case=Gen
+    assert lemmatizer.lemma("horou", "NOUN", "Case=Ins") == "hora"  # the (UPOS, FEATS)'s
+    assert lemmatizer.lemma("horou", "NOUN", "Case=Dat") == "horou"  # none: the UPOS's
+    assert lemmatizer.lemma("tou", "DET", "Case=Ins") == "ten"
+    assert lemmatizer.lemma("tou", "DET", "Case=Gen") == "tou"
+    # only what differs from the UPOS's is kept
+    assert set(lemmatizer.tagged_words) == {("tou", "DET", "Case=Gen")}
+    assert all(rule != lemmatizer.rules[upos, ending]
+               for (upos, _, ending), rule in lemmatizer.tagged_rules.items())

@@ -86,7 +86,7 @@ class BiLSTMTagger:
         self.network.eval()
         self.hyperparameters = dict(hyperparameters or {})
         self.scores = dict(scores or {})
-        self.lemmatizer = lemmatizer  # fills LEMMA where it is _, from the form and UPOS
+        self.lemmatizer = lemmatizer  # fills LEMMA where it is _, from the form and tags
 
     @property
     def tagsets(self) -> list[tuple[str, ...]]:
@@ -209,7 +209,7 @@ class BiLSTMTagger:
 
     def accuracy(self, sentences: Sequence[Sentence]) -> dict[str, float]:
         """{"dev_upos", "dev_xpos", "dev_feats"}: the share of words given the gold tag (%);
-        with a lemmatizer also "dev_lemma", lemmas from the predicted UPOS."""
+        with a lemmatizer also "dev_lemma", lemmas from the predicted UPOS and FEATS."""
         sentences = list(sentences)
         predicted = self.tag_ids(sentences)
         tagsets = self.tagsets
@@ -219,8 +219,9 @@ class BiLSTMTagger:
             for s, ids in zip(sentences, predicted)) / words
             for j, (c, tags) in enumerate(zip(TAG_COLUMNS, tagsets))}
         if self.lemmatizer is not None:
-            upos = [[tagsets[0][i] for i in ids[0].tolist()] for ids in predicted]
-            scores.update(lemma_accuracy(self.lemmatizer, sentences, upos))
+            tags = [[[tagsets[j][i] for i in ids[j].tolist()] for j in (0, 2)]  # UPOS, FEATS
+                    for ids in predicted]
+            scores.update(lemma_accuracy(self.lemmatizer, sentences, tags))
         return scores
 
     # --- model files ---------------------------------------------------------------

@@ -429,7 +429,7 @@ class Tagger:
         self.scores = dict(scores or {})
         self.features = features
         self.dictionary = dictionary
-        self.lemmatizer = lemmatizer  # fills LEMMA where it is _, from the form and UPOS
+        self.lemmatizer = lemmatizer  # fills LEMMA where it is _, from the form and tags
         # the codes of the (UPOS, XPOS, FEATS) seen in training, sorted (`legal_combinations`)
         self.combinations = NO_COMBINATIONS if combinations is None else combinations
         # a tagger of another features version trained apart on the same data, whose
@@ -594,7 +594,7 @@ class Tagger:
 
     def accuracy(self, sentences: Sequence[Sentence]) -> dict[str, float]:
         """{"dev_upos", "dev_xpos", "dev_feats"}: the share of words given the gold tag (%);
-        with a lemmatizer also "dev_lemma", lemmas from the predicted UPOS."""
+        with a lemmatizer also "dev_lemma", lemmas from the predicted UPOS and FEATS."""
         _, ids, offsets = self.tag_ids(sentences)
         gold = _gold_ids(sentences, self.tagsets, ids.shape[1])
         words = np.zeros(ids.shape[1], dtype=np.bool_)
@@ -603,9 +603,10 @@ class Tagger:
         scores = {f"dev_{c}": float(100 * (ids[j, words] == gold[j, words]).mean())
                   for j, c in enumerate(TAG_COLUMNS)}
         if self.lemmatizer is not None:
-            upos = [[self.tagsets[0][t] for t in ids[0, a:b].tolist()]
+            tags = [[[tagset[t] for t in ids[j, a:b].tolist()]
+                     for j, tagset in ((UPOS, self.tagsets[UPOS]), (FEATS, self.tagsets[FEATS]))]
                     for a, b in zip(offsets[:-1] + PAD, offsets[1:] - PAD)]
-            scores.update(lemma_accuracy(self.lemmatizer, sentences, upos))
+            scores.update(lemma_accuracy(self.lemmatizer, sentences, tags))
         return scores
 
     # --- model files ---------------------------------------------------------------
@@ -681,22 +682,23 @@ def with_tags(sentence: Sentence, tags: Sequence[Sequence[str]],
     columns = {c: (ROOT, *column) for c, column in zip(TAG_COLUMNS, tags)}
     if lemmatizer is not None:
         columns["lemma"] = (sentence.lemma[0], *(
-            lemmatizer.lemma(form, upos) if lemma == "_" else lemma
-            for form, upos, lemma in zip(sentence.form[1:], columns["upos"][1:],
-                                         sentence.lemma[1:])))
+            lemmatizer.lemma(form, upos, feats) if lemma == "_" else lemma
+            for form, upos, feats, lemma in zip(sentence.form[1:], columns["upos"][1:],
+                                                columns["feats"][1:], sentence.lemma[1:])))
     return with_columns(sentence, **columns)
 
 
 def lemma_accuracy(lemmatizer: Lemmatizer, sentences: Sequence[Sentence],
-                   upos: Sequence[Sequence[str]]) -> dict[str, float]:
+                   tags: Sequence[tuple[Sequence[str], Sequence[str]]]) -> dict[str, float]:
     """{"dev_lemma": % of the words with a gold lemma given it by the lemmatizer from
-    these predicted UPOS (one list per sentence)}, or {} when no word has a lemma."""
+    these predicted tags (per sentence, its UPOS and its FEATS)}, or {} when no word has
+    a lemma."""
     right = total = 0
-    for sentence, tags in zip(sentences, upos):
-        for form, tag, lemma in zip(sentence.form[1:], tags, sentence.lemma[1:]):
+    for sentence, (upos, feats) in zip(sentences, tags):
+        for form, u, x, lemma in zip(sentence.form[1:], upos, feats, sentence.lemma[1:]):
             if lemma != "_":
                 total += 1
-                right += lemmatizer.lemma(form, tag) == lemma
+                right += lemmatizer.lemma(form, u, x) == lemma
     return {"dev_lemma": 100.0 * right / total} if total else {}
 
 
