@@ -20,7 +20,7 @@ learns from any UD treebank with lemmas, in seconds, and is stored as JSON.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from arcwise.corpus import Sentence
@@ -130,10 +130,6 @@ class Lemmatizer:
             if rule is not None:
                 return apply_rule(form, rule)
         return form
-
-    def lemmas(self, forms: Sequence[str], upos: Sequence[str],
-               feats: Sequence[str] | None = None) -> list[str]:
-        return [self.lemma(f, u, x) for f, u, x in zip(forms, upos, feats or [None] * len(forms))]
 
     def accuracy(self, sentences: Iterable[Sentence]) -> float:
         """The share of words (with a gold lemma) given their gold lemma, from gold UPOS and

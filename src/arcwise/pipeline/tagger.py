@@ -65,7 +65,7 @@ FORM, LOWER, SHAPE, FLAGS, S1, S2, S3, S4, P1, P2, P3, CLUSTER, P4 = range(N_ATO
 AMBIGUITY = N_ATOMS  # then the word's tag-dictionary atoms, one per column (version 2)
 FEATURES_VERSION = 1  # of a tagger trained without dev (see the module docstring)
 N_FEATURES = {1: 30, 2: 43}  # per version
-N_FEATURES_MOST = 43  # of any version
+NO_LABEL_FEATURES = np.zeros(0, dtype=np.uint64)  # a tagger's classes have no labels
 MAX_WEIGHTS = 2**23  # per column's table: at most 32 MiB to tag with, 128 MiB to train
 MAX_BUCKETS = 2**20
 PAD = 2  # words of padding on each side of a sentence's atoms
@@ -245,17 +245,22 @@ def legal_combinations(combinations, column, i, tags, n_xpos, n_feats, legal):
 
 
 @njit(cache=True)
+def feature_buffer(version):
+    """Room for the features of a word in a features version (N_FEATURES[version])."""
+    return np.zeros(30 if version < 2 else 43, dtype=np.uint64)
+
+
+@njit(cache=True)
 def column_scores(atoms, atoms2, i, column, tags, weights, weights2, version, version2,
                   features, features2, legal, out, out2):
     """out = the scores of `column`'s classes for word row i (-inf where not legal): the
     tagger's (weights: one table per column), plus its partner's when version2 > 0 (atoms2,
     weights2: a tagger of that features version, trained apart; out2: room for them)."""
-    no_label_features = np.zeros(0, dtype=np.uint64)
     word_features(atoms, i, column, tags, features, version)
-    pc.score(weights[column], features, no_label_features, legal, out)
+    pc.score(weights[column], features, NO_LABEL_FEATURES, legal, out)
     if version2 > 0:
         word_features(atoms2, i, column, tags, features2, version2)
-        pc.score(weights2[column], features2, no_label_features, legal, out2)
+        pc.score(weights2[column], features2, NO_LABEL_FEATURES, legal, out2)
         out += out2
 
 
@@ -266,27 +271,24 @@ def tag_sentence(atoms, atoms2, tags, gold, weights, weights2, version, version2
     the tags), by the summed scores of the tagger and its partner (`column_scores`); with
     learn (and no partner), also the perceptron updates toward gold [3, rows] on the way.
     Returns (steps, errors)."""
-    features = np.zeros(N_FEATURES_MOST, dtype=np.uint64)
-    features2 = np.zeros(N_FEATURES_MOST, dtype=np.uint64)
-    no_label_features = np.zeros(0, dtype=np.uint64)
+    features = feature_buffer(version)
+    features2 = feature_buffer(version2)
     errors = 0
     most = max(weights[UPOS].transition.shape[1], weights[XPOS].transition.shape[1],
                weights[FEATS].transition.shape[1])
     every_class = np.ones(most, dtype=np.bool_)
     scores = np.zeros(most)
     scores2 = np.zeros(most)
-    n_features = features[:30] if version < 2 else features[:43]  # N_FEATURES[version]
-    n_features2 = features2[:30] if version2 < 2 else features2[:43]
     for i in range(PAD, atoms.shape[0] - PAD):
         for column in range(3):
             n = weights[column].transition.shape[1]
             column_scores(atoms, atoms2, i, column, tags, weights, weights2, version, version2,
-                          n_features, n_features2, every_class[:n], scores[:n], scores2[:n])
+                          features, features2, every_class[:n], scores[:n], scores2[:n])
             predicted = pc.argmax(scores[:n], every_class[:n])
             if learn:
                 if predicted != gold[column, i]:
                     errors += 1
-                    pc.update(weights[column], totals[column], n_features, no_label_features,
+                    pc.update(weights[column], totals[column], features, NO_LABEL_FEATURES,
                               gold[column, i], predicted, step)
                 step += 1
             tags[column, i] = predicted
@@ -309,10 +311,8 @@ def consistent_tags(atoms, atoms2, tags, written, weights, weights2, version, ve
     kept theirs; otherwise it keeps its UPOS and gets the seen (XPOS, FEATS) of that UPOS
     (`legal_combinations`) of highest summed score, among its XPOS_CANDIDATES best XPOS,
     the features reading the previous words' written tags."""
-    features = np.zeros(N_FEATURES_MOST, dtype=np.uint64)
-    features2 = np.zeros(N_FEATURES_MOST, dtype=np.uint64)
-    n_features = features[:30] if version < 2 else features[:43]  # N_FEATURES[version]
-    n_features2 = features2[:30] if version2 < 2 else features2[:43]
+    features = feature_buffer(version)
+    features2 = feature_buffer(version2)
     n_xpos = weights[XPOS].transition.shape[1]
     n_feats = weights[FEATS].transition.shape[1]
     xpos_scores = np.zeros(n_xpos)
@@ -334,7 +334,7 @@ def consistent_tags(atoms, atoms2, tags, written, weights, weights2, version, ve
             continue
         legal_combinations(combinations, XPOS, i, written, n_xpos, n_feats, legal_xpos)
         column_scores(atoms, atoms2, i, XPOS, written, weights, weights2, version, version2,
-                      n_features, n_features2, legal_xpos, xpos_scores, spare[:n_xpos])
+                      features, features2, legal_xpos, xpos_scores, spare[:n_xpos])
         best, best_x, best_f = -np.inf, -1, -1
         for _ in range(XPOS_CANDIDATES):
             x = pc.argmax(xpos_scores, legal_xpos)
@@ -344,7 +344,7 @@ def consistent_tags(atoms, atoms2, tags, written, weights, weights2, version, ve
             written[XPOS, i] = x
             legal_combinations(combinations, FEATS, i, written, n_xpos, n_feats, legal_feats)
             column_scores(atoms, atoms2, i, FEATS, written, weights, weights2, version,
-                          version2, n_features, n_features2, legal_feats, feats_scores,
+                          version2, features, features2, legal_feats, feats_scores,
                           spare[:n_feats])
             f = pc.argmax(feats_scores, legal_feats)
             if best_x < 0 or xpos_scores[x] + feats_scores[f] > best:
@@ -545,23 +545,28 @@ class Tagger:
         """(atoms, offsets) of the sentences as `Atoms.batch` lays them out, with the tag
         dictionary's atoms as further columns (features version 2)."""
         atoms, offsets = self._atoms.batch(sentences)
-        if self.dictionary is not None:
-            atoms = np.ascontiguousarray(np.concatenate(
-                [atoms, self.dictionary.lookup(atoms[:, LOWER])], axis=1))
-        return atoms, offsets
+        return self._with_dictionary(atoms), offsets
+
+    def _with_dictionary(self, atoms: np.ndarray) -> np.ndarray:
+        """Word atoms with this tagger's tag-dictionary atoms after them, if it has one."""
+        if self.dictionary is None:
+            return atoms
+        return np.ascontiguousarray(np.concatenate(
+            [atoms, self.dictionary.lookup(atoms[:, LOWER])], axis=1))
 
     def tag_ids(self, sentences: Sequence[Sentence]
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(read, written, offsets): the tag ids [3, rows] a parser reads and those written
         (`tagged`), as `Atoms.batch` lays the sentences out."""
-        atoms, offsets = self.atoms(sentences)
-        partner = self.partner or self
-        atoms2 = partner.atoms(sentences)[0] if self.partner is not None else atoms
+        words, offsets = self._atoms.batch(sentences)
+        atoms = self._with_dictionary(words)
+        atoms2, weights2, version2 = atoms, self.weights, 0  # no partner
+        if self.partner is not None:
+            atoms2 = self.partner._with_dictionary(words)
+            weights2, version2 = self.partner.weights, self.partner.features
         with interrupts.deferred():
             read, written = tag_batch(atoms, offsets, *self.weights, self.features,
-                                      atoms2, *partner.weights,
-                                      partner.features if self.partner is not None else 0,
-                                      self.combinations)
+                                      atoms2, *weights2, version2, self.combinations)
         return read, written, offsets
 
     def tagged(self, sentences: Sequence[Sentence]) -> tuple[list[Sentence], list[Sentence]]:

@@ -606,17 +606,17 @@ class MultiwordSplits:
         other = Counter()
         lengths = sorted({len(x) for x in candidates}, reverse=True)
         for surface in plain.keys() | as_words.keys():
+            split = as_words.get(surface, Counter())
+            tokens = plain[surface] + sum(split.values())
             for n in lengths:
                 ending = surface[-n:]
                 if ending not in candidates or not _leaves_a_word(surface, n, candidates):
                     continue
                 cut, words = candidates[ending]
-                right = as_words[surface][(surface[:-cut], *words)] \
-                    if surface in as_words else 0
-                n_split = sum(as_words[surface].values()) if surface in as_words else 0
+                right = split[(surface[:-cut], *words)]
                 split_by[ending] += right
                 split_forms[ending] += right > 0
-                other[ending] += plain[surface] + n_split - right
+                other[ending] += tokens - right
         kept = {ending: rule for ending, rule in candidates.items()
                 if split_forms[ending] >= cls.MIN_SUFFIX_FORMS
                 and split_by[ending] > other[ending]}
@@ -648,21 +648,12 @@ class MultiwordSplits:
             if rule is None:
                 return (surface,)
             cut, rest = rule
-            tail = surface[-cut:]
             spelled = "".join(rest)
-            if tail.lower().endswith(spelled):  # the words in the surface's own case
-                out, at = [], len(surface) - len(spelled)
-                for word in rest:
-                    out.append(surface[at : at + len(word)])
-                    at += len(word)
-                rest = tuple(out)
+            if lower[-cut:].endswith(spelled):  # the words in the surface's own case
+                rest = _slices(surface, rest, len(surface) - len(spelled))
             return (surface[:-cut], *rest)
         if "".join(split) == lower:
-            out, at = [], 0
-            for word in split:
-                out.append(surface[at : at + len(word)])
-                at += len(word)
-            return tuple(out)
+            return _slices(surface, split, 0)
         first = split[0]
         if surface[:1].isupper():
             first = first[:1].upper() + first[1:]
@@ -704,6 +695,15 @@ class MultiwordSplits:
                 and isinstance(whole, list) and all(isinstance(w, str) and w for w in whole)):
             raise ArcwiseError(f"{source}: corrupt model file (bad multiword splits)")
         return cls({s: tuple(w) for s, w in forms.items()}, rules, whole)
+
+
+def _slices(surface: str, words: Sequence[str], start: int) -> tuple[str, ...]:
+    """The pieces of `surface` from `start` on as long as `words` (their case the surface's)."""
+    out = []
+    for word in words:
+        out.append(surface[start : start + len(word)])
+        start += len(word)
+    return tuple(out)
 
 
 def _leaves_a_word(lower: str, n: int, rules: dict[str, tuple[int, Any]]) -> bool:
