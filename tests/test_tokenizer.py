@@ -4,6 +4,7 @@ does, ends sentences at blank lines, and survives a model file round trip."""
 
 import itertools
 import json
+import re
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ from arcwise.pipeline.tokenizer import (
     classify,
     first_pass_pieces,
     jackknifed_first_pass,
+    paragraph_context,
     train_pass,
     sentence_tokens,
     training_text,
@@ -153,16 +155,17 @@ def test_model_arrays_round_trip(tokenizer, sentences):
     again = Tokenizer.from_saved(arrays, meta, "model", "tokenizer_")
     assert np.array_equal(again.weights.transition, tokenizer.weights.transition)
     assert np.array_equal(again.second.transition, tokenizer.second.transition)
-    assert again.shapes
+    assert again.shapes and again.context
     text = "Mr. Smith went to Washington. He didn't stay."
     assert again.tokenize(text) == tokenizer.tokenize(text)
-    # a file of before the shapes and the second pass: read as one pass, without shapes
+    # a file of before the shapes, the paragraph context and the second pass: read as one
+    # pass without them
     one_pass = Tokenizer.train(sentences, epochs=3, buckets=2**16, seed=1, shapes=False,
-                               stacked=False)
+                               context=False, stacked=False)
     arrays, meta = one_pass.saved()
-    del meta["shapes"], meta["second_pass"]
+    del meta["shapes"], meta["context"], meta["second_pass"]
     again = Tokenizer.from_saved(arrays, meta, "model")
-    assert again.second is None and not again.shapes
+    assert again.second is None and not again.shapes and not again.context
     assert again.tokenize(text) == one_pass.tokenize(text)
     meta["second_pass"] = True  # says it has a second pass, but has no arrays for it
     with pytest.raises(ArcwiseError, match="no array"):
@@ -274,6 +277,26 @@ def test_chunk_shapes_identify_each_side_of_a_gap(a, b):
     identifies([encoded.shapes[1, i] for i in seen],
                [">" + shape(text[i + 1 : spans[i][1]]) for i in seen])
     assert shape("01-Feb-02") == "d-Xx-d"
+
+
+@given(hs.text(alphabet="a.:)([] \n", max_size=40))
+def test_paragraph_context_counts_open_brackets_and_chunks_since_sentence_punctuation(text):
+    encoded = EncodedText(text)
+    context = paragraph_context(encoded.chars, encoded.kinds)
+    assert context.shape == (2, len(text))
+    spans = chunks_of(text)
+    for i in range(len(text)):
+        paragraph = re.split(r"\n[ \t]*\n", text[: i + 1])[-1]
+        depth = 0
+        for char in paragraph:
+            depth = depth + 1 if char in "([" else max(depth - 1, 0) if char in ")]" else depth
+        chunks = paragraph[: spans[i][0] - (i + 1 - len(paragraph))].split()
+        since = 0
+        for chunk in chunks:
+            since = 0 if chunk[-1] in ".!?:;" else since + 1
+        assert context[0, i] == min(depth, 3)
+        if not text[i].isspace():
+            assert context[1, i] == min(since, 15), (text, i)
 
 
 @given(texts, hs.data())

@@ -21,7 +21,10 @@ tell ``Mr.`` from ``mat.``.  The decisions of this first pass are independent of
 each other, so one compiled pass classifies a whole text.
 
 The first pass also reads the shape of the chunk on each side of the gap
-(`chunk_shapes`: ``01-Feb-02`` is ``d-Xx-d``).  A second, stacked pass
+(`chunk_shapes`: ``01-Feb-02`` is ``d-Xx-d``) and the paragraph around the gap
+(`paragraph_context`): the brackets open (the ``)`` of ``(§ 19 odst. 1)`` is a token of
+its own), the next chunk with its case and how many chunks came since a sentence's
+punctuation (a heading without a full stop ends before ``Flytta``).  A second, stacked pass
 (`stacked_features`) decides every gap again, reading also the first pass's
 decisions around it and the tokens they make (``vice-|president`` is an odd pair
 of tokens, ``303-|832`` an odd split when ``832-8160`` is one token).  It is
@@ -64,6 +67,7 @@ NONE, TOKEN, SENTENCE = range(3)
 SPACE, UPPER, LOWER, DIGIT, PUNCT, LETTER, OTHER = range(7)  # character classes
 N_FEATURES = 28
 N_SHAPE = 3  # the shape features after those
+N_CONTEXT = 2  # the paragraph-context features after those
 N_STACKED = 10  # the second pass's features after the first pass's N_FEATURES
 STACKING_FOLDS = 5
 SECOND_PASS = "second_pass_"  # the prefix of the second pass's arrays in a model file
@@ -189,6 +193,33 @@ def chunk_shapes(chars, kinds):
 
 
 @njit(cache=True)
+def paragraph_context(chars, kinds):
+    """Per position, row 0: how many round or square brackets are open after it in its
+    paragraph (a blank line closes them), at most 3; row 1: how many chunks came since
+    the last one ending in . ! ? : or ; (or the paragraph's start), at most 15."""
+    n = chars.shape[0]
+    context = np.zeros((2, n), dtype=np.int8)
+    depth, blank, since = 0, False, 0
+    for i in range(n):
+        c = chars[i]
+        if c == 40 or c == 91:  # ( [
+            depth += 1
+        elif (c == 41 or c == 93) and depth > 0:  # ) ]
+            depth -= 1
+        elif c == 10:  # a line break; a second one on a blank line ends the paragraph
+            if blank:
+                depth, since = 0, 0
+            blank = True
+        if kinds[i] != SPACE:
+            blank = False
+        context[0, i] = min(depth, 3)
+        context[1, i] = min(since, 15)
+        if kinds[i] != SPACE and (i + 1 == n or kinds[i + 1] == SPACE):  # a chunk ends
+            since = 0 if c == 46 or c == 33 or c == 63 or c == 58 or c == 59 else since + 1
+    return context
+
+
+@njit(cache=True)
 def _at(values, i, missing):
     return values[i] if 0 <= i < values.shape[0] else missing
 
@@ -310,16 +341,40 @@ def shape_features(i, chars, shapes, out):
 
 
 @njit(cache=True)
-def n_features(shapes, first):
+def context_features(i, chars, kinds, following, end, context, out):
+    """The paragraph-context features of gap i into out (`N_CONTEXT` values).  Inside a
+    chunk: the context open and the characters across the gap (``1)`` after ``(§ 19
+    odst. 1`` is two tokens, ``a)`` heading a list item one).  At a chunk's end: the next
+    chunk with its case (``Flytta`` starts a sentence, ``flytta`` does not), and how many
+    chunks came since a sentence's punctuation (a heading is short)."""
+    e = end[i]
+    if e == i + 1:
+        j = e
+        while j < chars.shape[0] and kinds[j] == SPACE:
+            j += 1
+        next_kind = _at(kinds, j, MISSING)
+        out[0] = combine(combine(combine(0, 61), following[i]), next_kind)
+        out[1] = combine(combine(combine(combine(0, 62), context[1, i]), next_kind), kinds[i])
+        return
+    c1 = _at(chars, i + 1, MISSING)
+    depth = np.int64(context[0, i])
+    out[0] = combine(combine(combine(combine(0, 63), depth), chars[i]), c1)
+    out[1] = combine(combine(combine(0, 64), depth), c1)
+
+
+@njit(cache=True)
+def n_features(shapes, context, first):
     """How many features a gap has: the first pass's (with shapes when `shapes` is not
-    empty), and the second pass's own when `first` is not empty."""
+    empty, paragraph context when `context` is not), and the second pass's own when
+    `first` is not empty."""
     return (N_FEATURES + (N_SHAPE if shapes.shape[1] > 0 else 0)
+            + (N_CONTEXT if context.shape[1] > 0 else 0)
             + (N_STACKED if first.shape[0] > 0 else 0))
 
 
 @njit(cache=True)
 def features_of(i, chars, kinds, prefix, suffix, whole, following, start, end, shapes,
-                first, left, right, out):
+                context, first, left, right, out):
     """The features of gap i: the first pass's, its shape features when `shapes` is not
     empty, then the second pass's own when `first` is not empty."""
     gap_features(i, chars, kinds, prefix, suffix, whole, following, start, end, out)
@@ -327,6 +382,9 @@ def features_of(i, chars, kinds, prefix, suffix, whole, following, start, end, s
     if shapes.shape[1] > 0:
         shape_features(i, chars, shapes, out[at:])
         at += N_SHAPE
+    if context.shape[1] > 0:
+        context_features(i, chars, kinds, following, end, context, out[at:])
+        at += N_CONTEXT
     if first.shape[0] > 0:
         stacked_features(i, chars, first, left, right, out[at:])
 
@@ -341,11 +399,11 @@ def _legal(i, kinds, end, legal):
 
 @njit(cache=True)
 def train_epoch(order, labels, chars, kinds, prefix, suffix, whole, following, start, end,
-                shapes, first, left, right, weights, totals, step):
+                shapes, context, first, left, right, weights, totals, step):
     """One perceptron pass over the gaps in `order` (non-space positions); returns
     (steps after it, errors).  first, left, right: the first pass's classes and
     `first_pass_pieces` for the second pass, empty for the first."""
-    features = np.zeros(n_features(shapes, first), dtype=np.uint64)
+    features = np.zeros(n_features(shapes, context, first), dtype=np.uint64)
     no_label_features = np.zeros(0, dtype=np.uint64)
     legal = np.zeros(3, dtype=np.bool_)
     scores = np.zeros(3)
@@ -356,7 +414,7 @@ def train_epoch(order, labels, chars, kinds, prefix, suffix, whole, following, s
         if not legal[gold]:
             continue
         features_of(i, chars, kinds, prefix, suffix, whole, following, start, end,
-                    shapes, first, left, right, features)
+                    shapes, context, first, left, right, features)
         predicted = pc.best_class(weights, features, no_label_features, legal, scores)
         if predicted != gold:
             errors += 1
@@ -367,11 +425,11 @@ def train_epoch(order, labels, chars, kinds, prefix, suffix, whole, following, s
 
 @njit(cache=True)
 def classify(chars, kinds, prefix, suffix, whole, following, start, end, shapes,
-             first, left, right, weights):
+             context, first, left, right, weights):
     """The class of every gap (-1 after a space); first, left, right as `train_epoch`'s."""
     n = chars.shape[0]
     out = np.full(n, -1, dtype=np.int8)
-    features = np.zeros(n_features(shapes, first), dtype=np.uint64)
+    features = np.zeros(n_features(shapes, context, first), dtype=np.uint64)
     no_label_features = np.zeros(0, dtype=np.uint64)
     legal = np.zeros(3, dtype=np.bool_)
     scores = np.zeros(3, dtype=np.float64)
@@ -380,7 +438,7 @@ def classify(chars, kinds, prefix, suffix, whole, following, start, end, shapes,
             continue
         _legal(i, kinds, end, legal)
         features_of(i, chars, kinds, prefix, suffix, whole, following, start, end,
-                    shapes, first, left, right, features)
+                    shapes, context, first, left, right, features)
         out[i] = pc.best_class(weights, features, no_label_features, legal, scores)
     return out
 
@@ -388,16 +446,18 @@ def classify(chars, kinds, prefix, suffix, whole, following, start, end, shapes,
 class EncodedText:
     """A text as the compiled functions read it."""
 
-    def __init__(self, text: str, shapes: bool = True):
+    def __init__(self, text: str, shapes: bool = True, context: bool = True):
         self.text = text
         self.chars, self.kinds = encode_text(text)
         (self.prefix, self.suffix, self.whole, self.following,
          self.start, self.end) = chunk_hashes(self.chars, self.kinds)
         self.shapes = chunk_shapes(self.chars, self.kinds) if shapes else _NO_SHAPES
+        self.context = (paragraph_context(self.chars, self.kinds) if context
+                        else _NO_CONTEXT)
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         return (self.chars, self.kinds, self.prefix, self.suffix, self.whole, self.following,
-                self.start, self.end, self.shapes)
+                self.start, self.end, self.shapes, self.context)
 
     def first_pass(self) -> tuple[np.ndarray, ...]:
         """`arrays` and no first-pass classes: what the first pass reads."""
@@ -411,6 +471,7 @@ class EncodedText:
 
 _NO_CLASSES = np.zeros(0, dtype=np.int8)
 _NO_SHAPES = np.zeros((2, 0), dtype=np.uint64)
+_NO_CONTEXT = np.zeros((2, 0), dtype=np.int8)
 _NO_HASHES = np.zeros(0, dtype=np.uint64)
 
 
@@ -423,7 +484,8 @@ def train_pass(encoded: EncodedText, labels: np.ndarray, positions: np.ndarray,
     the first pass when first is None, else the second, reading the first pass's
     classes `first`.  dev: (its text, gold classes, its first-pass classes); with dev,
     the epoch most accurate on it is kept, else the last."""
-    features = n_features(encoded.shapes, _NO_CLASSES if first is None else first)
+    features = n_features(encoded.shapes, encoded.context,
+                          _NO_CLASSES if first is None else first)
     buckets = buckets or table_rows(DEFAULT_BUCKETS, len(positions), features)
     model = new_perceptron(CLASSES, buckets)
     arrays = encoded.first_pass() if first is None else encoded.second_pass(first)
@@ -725,9 +787,11 @@ class Tokenizer:
     def __init__(self, weights: pc.Weights, multiwords: MultiwordSplits,
                  hyperparameters: dict[str, Any] | None = None,
                  scores: dict[str, Any] | None = None, *, whole_addresses: bool = False,
-                 second: pc.Weights | None = None, shapes: bool = False):
+                 second: pc.Weights | None = None, shapes: bool = False,
+                 context: bool = False):
         self.weights = weights  # the first pass
         self.shapes = shapes  # whether the first pass reads the chunks' shapes
+        self.context = context  # whether it reads the paragraph around a gap
         self.second = second  # the stacked second pass, if any
         self.multiwords = multiwords
         self.whole_addresses = whole_addresses  # URLs and e-mail addresses: one token each
@@ -742,8 +806,8 @@ class Tokenizer:
     @classmethod
     def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
               epochs: int = 12, buckets: int | None = None, seed: int = 0,
-              shapes: bool = True, stacked: bool = True, folds: int = STACKING_FOLDS,
-              progress=None) -> Tokenizer:
+              shapes: bool = True, context: bool = True, stacked: bool = True,
+              folds: int = STACKING_FOLDS, progress=None) -> Tokenizer:
         """Train on a treebank's text (`training_text`); with dev, keep the epoch whose
         gap classes are most accurate on dev's text.  buckets: table rows (default
         `DEFAULT_BUCKETS`, fewer for little data: `classifier.table_rows`).  stacked: also
@@ -752,13 +816,13 @@ class Tokenizer:
         text, labels, tokenized = training_text(sentences)
         if not tokenized:
             raise ArcwiseError("no training sentences: the training file is empty")
-        encoded = EncodedText(text, shapes)
+        encoded = EncodedText(text, shapes, context)
         positions = np.flatnonzero(encoded.kinds != SPACE)
         dev_data = None
         if dev is not None:
             dev_text, dev_labels, _ = training_text(dev)
             if dev_text:
-                dev_data = EncodedText(dev_text, shapes), dev_labels
+                dev_data = EncodedText(dev_text, shapes, context), dev_labels
         options = {"epochs": epochs, "buckets": buckets or 0, "seed": seed}
         first_progress = None if progress is None else (
             lambda entry: progress({"pass": 1, **entry}))
@@ -780,11 +844,12 @@ class Tokenizer:
                 encoded, labels, positions, first, dev_second, progress=second_progress,
                 **options)
         hyperparameters = {"epochs": epochs, "buckets": buckets or weights.transition.shape[0],
-                           "seed": seed, "shapes": shapes, "stacked": stacked,
+                           "seed": seed, "shapes": shapes, "context": context,
+                           "stacked": stacked,
                            **({"folds": folds} if stacked else {})}
         return cls(weights, MultiwordSplits.learn(tokenized), hyperparameters, scores,
                    whole_addresses=web_addresses.kept_whole(text, labels != NONE),
-                   second=second, shapes=shapes)
+                   second=second, shapes=shapes, context=context)
 
     def gap_classes(self, encoded: EncodedText) -> np.ndarray:
         """The class of every gap of a text (-1 after a space), by both passes."""
@@ -810,7 +875,7 @@ class Tokenizer:
 
     def _tokenize_paragraph(self, text: str) -> list[list[Token]]:
         text = text.strip() + " "  # as in training, where a space or a blank line follows
-        encoded = EncodedText(text, self.shapes)
+        encoded = EncodedText(text, self.shapes, self.context)
         gaps = self.gap_classes(encoded)
         if self.whole_addresses:
             for start, end in web_addresses.spans(text):
@@ -850,7 +915,8 @@ class Tokenizer:
                 "multiwords": self.multiwords.to_json(),
                 "whole_addresses": self.whole_addresses,
                 "hyperparameters": self.hyperparameters, "scores": self.scores,
-                "shapes": self.shapes, "second_pass": self.second is not None}
+                "shapes": self.shapes, "context": self.context,
+                "second_pass": self.second is not None}
         arrays = arrays_of(self.weights, prefix)
         if self.second is not None:
             arrays.update(arrays_of(self.second, prefix + SECOND_PASS))
@@ -861,9 +927,10 @@ class Tokenizer:
         if not isinstance(meta, dict) or meta.get("kind") != "tokenizer" \
                 or meta.get("classes") != list(CLASSES):
             raise ArcwiseError(f"{source}: corrupt model file (bad tokenizer metadata)")
-        # absent: a file of before shapes and the second pass
+        # absent: a file of before shapes, context and the second pass
         second_pass, shapes = meta.get("second_pass", False), meta.get("shapes", False)
-        if not isinstance(second_pass, bool) or not isinstance(shapes, bool):
+        context = meta.get("context", False)
+        if not all(isinstance(flag, bool) for flag in (second_pass, shapes, context)):
             raise ArcwiseError(f"{source}: corrupt model file (bad tokenizer metadata)")
         second = None
         if second_pass:
@@ -876,7 +943,8 @@ class Tokenizer:
         if not isinstance(whole_addresses, bool):
             raise ArcwiseError(f"{source}: corrupt model file (bad tokenizer metadata)")
         return cls(weights, multiwords, meta.get("hyperparameters"), meta.get("scores"),
-                   whole_addresses=whole_addresses, second=second, shapes=shapes)
+                   whole_addresses=whole_addresses, second=second, shapes=shapes,
+                   context=context)
 
 
 def _paragraphs(text: str) -> Iterator[str]:
