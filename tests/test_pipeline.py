@@ -161,7 +161,7 @@ def test_parse_in_processes_writes_what_one_process_writes(model, test_slice, tm
     gold, raw = test_slice
     monkeypatch.setattr(in_processes, "CHUNK_CHARACTERS", 300)  # several chunks each
     monkeypatch.setattr(in_processes, "CHUNK_WORDS", 40)
-    for source, format in ((raw, "text"), (gold, "conllu")):
+    for source, format in ((raw, "text"), (raw, "lines"), (gold, "conllu")):
         outputs = []
         for workers in (1, 2):
             out = tmp_path / f"{format}.{workers}.conllu"
@@ -171,6 +171,10 @@ def test_parse_in_processes_writes_what_one_process_writes(model, test_slice, tm
             outputs.append(out.read_text())
         assert outputs[0] == outputs[1]
         assert [s.form for s in conllu.read(io.StringIO(outputs[1]))][-1][1:]  # parsed to the end
+        if format == "lines":  # a sentence per line that is not blank
+            lines = [line.split() for line in Path(raw).read_text().splitlines()]
+            assert [next(line[9:] for line in s.lines if line.startswith("# text = ")).split()
+                    for s in conllu.read(io.StringIO(outputs[0]))] == [w for w in lines if w]
     ids = [line for line in outputs[0].splitlines() if line.startswith("# sent_id")]
     assert len(ids) == N_TEST
 

@@ -127,6 +127,8 @@ def test_errors_are_one_line_json_with_the_right_status(client, dev_text):
                  "en has no tokenizer")
     assert_error(client.post("/v1/parse", json={"data": "x", "input": "text"}), 422,
                  "no tokenizer")
+    assert_error(client.post("/process", data={"data": "x", "tokenizer": "presegmented"}),
+                 422, "no tokenizer")
     assert_error(client.post("/v1/parse", json={"data": "x", "input": "xml"}), 400, "'xml'")
     assert_error(client.post("/process", data={"data": "x", "output": "matxin"}), 400)
     assert_error(client.post("/v1/parse", json={"text": "x"}), 422, "data")

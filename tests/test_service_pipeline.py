@@ -34,6 +34,10 @@ def client(tiny_pipeline_model):  # noqa: F811
         yield c
 
 
+def text_of(sentence) -> str:
+    return next(line[9:] for line in sentence.lines if line.startswith("# text = "))
+
+
 def ok(response) -> dict:
     assert response.status_code == 200, response.text
     return response.json()
@@ -42,7 +46,7 @@ def ok(response) -> dict:
 def test_listed_with_its_components_and_raw_text_input(client):
     listed = ok(client.get("/v1/models"))["models"][0]
     assert listed["components"] == ["tokenizer", "tagger", "parser"]
-    assert listed["inputs"] == ["conllu", "horizontal", "vertical", "text"]
+    assert listed["inputs"] == ["conllu", "horizontal", "vertical", "text", "lines"]
     assert listed["system"] == "arc-eager"
     assert ok(client.get("/models"))["models"]["en"] == ["tokenizer", "tagger", "parser"]
 
@@ -60,6 +64,18 @@ def test_raw_text_gives_what_the_pipeline_gives(client, nlp):
     udpipe = ok(client.post("/process", data={"data": TEXT, "tokenizer": "", "tagger": "",
                                               "parser": ""}))
     assert udpipe["result"] == expected
+
+
+def test_presegmented_text_is_a_sentence_per_line(client, nlp):
+    lines = "It rained. We stayed in\nno full stop here\n\nThe end."
+    sentences = nlp.sentences_of_text(lines, presegmented=True)
+    assert [text_of(s) for s in sentences] == ["It rained. We stayed in", "no full stop here",
+                                               "The end."]
+    udpipe = ok(client.post("/process", data={"data": lines,
+                                              "tokenizer": "ranges;presegmented"}))
+    assert udpipe["result"] == "".join(map(conllu.format_sentence, sentences))
+    body = ok(client.post("/v1/parse", json={"data": lines, "input": "lines"}))
+    assert body["sentences"] == 3
 
 
 def test_udpipe_runs_only_the_stages_asked_for(client, nlp):

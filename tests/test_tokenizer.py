@@ -139,6 +139,14 @@ def test_tokenizes_its_training_text(tokenizer, sentences):
     assert abs(len(got) - len(gold)) < 0.2 * len(gold)
 
 
+def test_presegmented_text_is_a_sentence_per_line(tokenizer):
+    text = "Mr. Smith came. He left\n\n  \nno stop here\r\nthe end."
+    sentences = tokenizer.tokenize(text, presegmented=True)
+    assert ["".join(s + (" " if space else "") for s, _, space in tokens).strip()
+            for tokens in sentences] == ["Mr. Smith came. He left", "no stop here", "the end."]
+    assert sentences[0] == [t for s in tokenizer.tokenize("Mr. Smith came. He left") for t in s]
+
+
 def test_sentences_paragraphs_and_output(tokenizer):
     got = tokenizer.tokenize("I don't know.\n\nwhat  now\nthen ")
     assert ("don't", ("do", "n't"), True) in got[0]

@@ -83,7 +83,8 @@ def test_cli_tokens_input(tmp_path, capsys, monkeypatch, untagged_parser):
                                                ("Dogs", "bark", ".")]
     assert sentences[1].lines[:2] == ["# sent_id = 2", "# text = Dogs bark ."]
     assert all((s.head[1:] == 0).sum() == 1 for s in sentences)
-    code, _, err = run(["parse", "-m", model, "--input", "text", text], capsys, monkeypatch)
-    assert code == 2 and "no tokenizer" in err
+    for raw in ("text", "lines"):
+        code, _, err = run(["parse", "-m", model, "--input", raw, text], capsys, monkeypatch)
+        assert code == 2 and f"--input {raw}: " in err and "no tokenizer" in err
     code, _, err = run(["parse", "-m", model, "--input", "words", text], capsys, monkeypatch)
     assert code == 2 and "--input words" in err

@@ -19,8 +19,10 @@ def register(app: typer.Typer) -> None:
         input_format: str = typer.Option(
             None, "--input", "-i",
             help="What IN holds: conllu (CoNLL-U or CoNLL-X; the default, or from the "
-            "extension), tokens (one sentence per line, tokens separated by spaces), or text "
-            "(plain text: needs a model with a tokenizer).",
+            "extension), tokens (one sentence per line, tokens separated by spaces), text "
+            "(plain text, paragraphs between blank lines) or lines (plain text, one sentence "
+            "per line: UDPipe 1's presegmented); text and lines need a model with a "
+            "tokenizer.",
             show_default=False,
         ),
         output: str = typer.Option(
@@ -65,15 +67,16 @@ def register(app: typer.Typer) -> None:
         from arcwise.errors import ArcwiseError
         from arcwise.io import INPUT_FORMATS
         from arcwise.pipeline.in_processes import InProcesses, annotator, has_tokenizer
+        from arcwise.pipeline.pipeline import RAW_TEXT
 
-        known = (*INPUT_FORMATS, "text")
+        known = (*INPUT_FORMATS, *RAW_TEXT)
         if input_format is not None and input_format not in known:
             raise ArcwiseError(f"--input {input_format}: use one of {', '.join(known)}")
         format = None if input_format == "conllu" else input_format
         # in processes, only the workers build the model: this one reads its metadata
         parser = InProcesses(model, workers) if workers > 1 else arcwise.load(model)
-        if format == "text" and not has_tokenizer(parser):
-            raise ArcwiseError(f"--input text: {model} has no tokenizer; give tokens "
+        if format in RAW_TEXT and not has_tokenizer(parser):
+            raise ArcwiseError(f"--input {format}: {model} has no tokenizer; give tokens "
                                "(--input tokens: one sentence per line) or a pipeline model "
                                "with a tokenizer (arcwise train --pipeline)")
         with _progress(source != "-" and sys.stderr.isatty(), source) as progress, \

@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import BrokenExecutor, Future
 from contextlib import ExitStack, nullcontext, suppress
+from functools import partial
 from typing import IO, Any
 
 from arcwise.corpus import Sentence
@@ -26,7 +27,8 @@ from arcwise.io import conllu, format_of, one_root_by_default, read_treebank
 from arcwise.local_pool import local_pool, submitted
 from arcwise.models import modelfile
 from arcwise.models.kinds import kind_of
-from arcwise.pipeline.pipeline import NO_TOKENIZER, Pipeline, components_of
+from arcwise.pipeline.pipeline import (NO_TOKENIZER, RAW_TEXT, Pipeline, components_of,
+                                       raw_paragraphs)
 
 CHUNK_CHARACTERS = 16_000  # a chunk of raw text: whole paragraphs, about this many characters
 CHUNK_WORDS = 4_000  # a chunk of sentences: about this many words
@@ -95,19 +97,18 @@ class InProcesses:
     def parse_file(self, input: str | os.PathLike | IO, output: str | os.PathLike | IO, *,
                    format: str | None = None, single_root: bool | None = None,
                    progress: Callable[[int], Any] | None = None, trace: bool = False) -> int:
-        """As the model's ``parse_file`` (format "text" needs a pipeline with a tokenizer);
-        returns the sentence count."""
+        """As the model's ``parse_file`` (formats "text" and "lines" need a pipeline with
+        a tokenizer); returns the sentence count."""
         if self._pool is None:
             raise RuntimeError("InProcesses.parse_file outside its with block")
-        if format == "text" and not self.reads_text:
+        if format in RAW_TEXT and not self.reads_text:
             raise ArcwiseError(NO_TOKENIZER)
         if single_root is None:
             single_root = one_root_by_default(format or format_of(input) or "conllu")
-        if format == "text":
-            from arcwise.io.tokens import paragraphs
-
-            chunks = _chunked(paragraphs(input), lambda p: len(p[2]), CHUNK_CHARACTERS)
-            work = _annotated_paragraphs
+        if format in RAW_TEXT:
+            chunks = _chunked(raw_paragraphs(input, format), lambda p: len(p[2]),
+                              CHUNK_CHARACTERS)
+            work = partial(_annotated_paragraphs, presegmented=format == "lines")
         else:
             chunks = _chunked(read_treebank(input, format), lambda s: s.n, CHUNK_WORDS)
             work = _annotated_sentences
@@ -115,7 +116,7 @@ class InProcesses:
         def annotated() -> Iterator[Sentence]:
             count = 0
             for sentences in self._in_order(work, chunks, single_root, trace):
-                if format == "text":  # each chunk numbered its sentences from 1
+                if format in RAW_TEXT:  # each chunk numbered its sentences from 1
                     sentences = [conllu.with_sent_id(s, str(count + k))
                                  for k, s in enumerate(sentences, 1)]
                 count += len(sentences)
@@ -194,10 +195,11 @@ def _annotated_sentences(sentences: list[Sentence], single_root: bool, trace: bo
 
 
 def _annotated_paragraphs(paragraphs: list[tuple[str, int, str]], single_root: bool,
-                          trace: bool) -> list[Sentence]:
-    """The sentences of (file name, first line, text) paragraphs, numbered from 1, annotated."""
-    return _annotated_sentences(list(_model.sentences_of_paragraphs(paragraphs)), single_root,
-                                trace)
+                          trace: bool, presegmented: bool = False) -> list[Sentence]:
+    """The sentences of (file name, first line, text) paragraphs (presegmented: a sentence
+    per line), numbered from 1, annotated."""
+    return _annotated_sentences(list(_model.sentences_of_paragraphs(paragraphs, presegmented)),
+                                single_root, trace)
 
 
 __all__ = ["InProcesses", "annotator", "has_tokenizer"]

@@ -5,6 +5,7 @@
 >>> doc = nlp(["pre", "tokenized", "words"])             # one sentence of these words
 >>> for doc in nlp.pipe(texts, batch_size=64): ...
 >>> nlp.parse_file("in.txt", "out.conllu", format="text")
+>>> nlp.parse_file("in.txt", "out.conllu", format="lines")  # a sentence per line
 
 Input without tags is tagged when the pipeline has a tagger; input with tags
 (CoNLL-U with UPOS, XPOS or FEATS) keeps them.  Without a tokenizer a text
@@ -38,6 +39,7 @@ from arcwise.vocab import TAG_COLUMNS, untagged
 SYSTEM = "pipeline"
 COMPONENTS = ("tokenizer", "tagger", "parser")
 BATCH_SENTENCES = 4096
+RAW_TEXT = ("text", "lines")  # the input formats a tokenizer reads
 NO_TOKENIZER = ("this model has no tokenizer: give tokens (one sentence per line) or train a "
                 "pipeline with a tokenizer")
 
@@ -89,13 +91,14 @@ class Pipeline:
     # --- from input to sentences ---------------------------------------------------
 
     def sentences_of_text(self, text: str, first_id: int = 1, source: str = "<text>",
-                          first_line: int = 1) -> list[Sentence]:
-        """The untagged, unparsed sentences of a raw text: the tokenizer's, or without
-        one, a sentence per line of whitespace-separated tokens (`whitespace_words`)."""
+                          first_line: int = 1, presegmented: bool = False) -> list[Sentence]:
+        """The untagged, unparsed sentences of a raw text: the tokenizer's (presegmented:
+        a sentence per line, `Tokenizer.tokenize`), or without one, a sentence per line of
+        whitespace-separated tokens (`whitespace_words`)."""
         if self.tokenizer is None:
             chunks = [[(w, (w,), True) for w in words] for words in whitespace_words(text)]
         else:
-            chunks = self.tokenizer.tokenize(text)
+            chunks = self.tokenizer.tokenize(text, presegmented)
         return [conllu.from_tokens(tokens, str(first_id + k), path=source, first_line=first_line)
                 for k, tokens in enumerate(chunks)]
 
@@ -173,21 +176,21 @@ class Pipeline:
     def read(self, input: str | os.PathLike | IO, format: str | None = None
              ) -> Iterator[Sentence]:
         """The sentences of a file: format "text" (raw text, paragraphs between blank
-        lines), "tokens" (a sentence per line) or a treebank format (`read_treebank`)."""
-        if format != "text":
+        lines), "lines" (raw text, a sentence per line), "tokens" (a sentence per line,
+        tokens between spaces) or a treebank format (`read_treebank`)."""
+        if format not in RAW_TEXT:
             yield from read_treebank(input, format)
             return
-        from arcwise.io.tokens import paragraphs
+        yield from self.sentences_of_paragraphs(raw_paragraphs(input, format),
+                                                presegmented=format == "lines")
 
-        yield from self.sentences_of_paragraphs(paragraphs(input))
-
-    def sentences_of_paragraphs(self, paragraphs: Iterable[tuple[str, int, str]]
-                                ) -> Iterator[Sentence]:
+    def sentences_of_paragraphs(self, paragraphs: Iterable[tuple[str, int, str]],
+                                presegmented: bool = False) -> Iterator[Sentence]:
         """The sentences of (file name, first line, text) paragraphs (`sentences_of_text`),
         numbered from 1 across them."""
         count = 0
         for name, first_line, text in paragraphs:
-            sentences = self.sentences_of_text(text, count + 1, name, first_line)
+            sentences = self.sentences_of_text(text, count + 1, name, first_line, presegmented)
             count += len(sentences)
             yield from sentences
 
@@ -196,11 +199,12 @@ class Pipeline:
                    progress: Callable[[int], Any] | None = None,
                    batch_sentences: int = BATCH_SENTENCES, trace: bool = False) -> int:
         """Annotate a file into CoNLL-U (CoNLL-X for CoNLL-X input), streaming in batches;
-        returns the sentence count.  format: "text", "tokens", "conllu", "conllx" (None:
-        from the extension, else CoNLL-U); the other arguments as `Parser.parse_file`."""
+        returns the sentence count.  format: "text", "lines", "tokens", "conllu", "conllx"
+        (None: from the extension, else CoNLL-U); the other arguments as
+        `Parser.parse_file`."""
         from arcwise.io import format_of
 
-        if format == "text" and self.tokenizer is None:
+        if format in RAW_TEXT and self.tokenizer is None:
             raise ArcwiseError(NO_TOKENIZER)
         if single_root is None:
             single_root = one_root_by_default(format or format_of(input) or "conllu")
@@ -267,6 +271,17 @@ class Pipeline:
             parser = from_saved(own, parts["parser"], f"{source} (parser)")
         return cls(tokenizer, tagger, parser, meta.get("command_line", []),
                    meta.get("hyperparameters"))
+
+
+def raw_paragraphs(input: str | os.PathLike | IO, format: str
+                   ) -> Iterator[tuple[str, int, str]]:
+    """(file name, first line, text) of each paragraph of raw text (format "text": the lines
+    between blank lines) or of each line that is not blank (format "lines")."""
+    from arcwise.io.tokens import lines, paragraphs
+
+    if format == "lines":
+        return ((name, number, line) for name, number, line in lines(input) if line.strip())
+    return paragraphs(input)
 
 
 def components_of(meta: dict[str, Any], source: str) -> list[str]:

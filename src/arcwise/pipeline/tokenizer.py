@@ -862,12 +862,16 @@ class Tokenizer:
                 gaps[ends] = first[ends]  # where both end a token, the first says how
         return gaps
 
-    def tokenize(self, text: str) -> list[list[Token]]:
+    def tokenize(self, text: str, presegmented: bool = False) -> list[list[Token]]:
         """The sentences of `text`, each a list of tokens (surface, words, space after).
 
         A blank line (a paragraph break) always ends a sentence; any other run of
-        whitespace, line breaks included, is a space.
+        whitespace, line breaks included, is a space.  presegmented: every line that is
+        not blank is one sentence (UDPipe 1's ``presegmented``), only split into tokens.
         """
+        if presegmented:
+            return [[token for tokens in self._tokenize_paragraph(line) for token in tokens]
+                    for line in text.splitlines() if line.strip()]
         sentences: list[list[Token]] = []
         for paragraph in _paragraphs(text):
             sentences.extend(self._tokenize_paragraph(paragraph))

@@ -12,7 +12,8 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, browsable at ``/docs``):
   ``model``, ``data``, ``input``, ``tokenizer``, ``tagger``, ``parser``,
   ``output``; the answer ``{"model", "acknowledgements", "result"}``), so
   UDPipe clients work unchanged.  As in UDPipe, a stage runs when its
-  parameter is present (any value): ``tokenizer`` (the input is raw text),
+  parameter is present: ``tokenizer`` (the input is raw text; with the option
+  ``presegmented``, a sentence per line; other options are ignored),
   ``tagger`` (tag, replacing the input's tags; a model without a tagger keeps
   them), ``parser``; a ``model`` names a model or a prefix of one;
 - ``GET /``: the viewer; ``GET /v1/systems``, ``POST /v1/explore``: the oracle
@@ -298,7 +299,9 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
         if "data" not in params:
             raise RequestError("required argument 'data' is missing")
         model = service.model(params.get("model"))
-        kind = "text" if "tokenizer" in params else params.get("input") or "conllu"
+        kind = params.get("input") or "conllu"
+        if "tokenizer" in params:
+            kind = "lines" if "presegmented" in params["tokenizer"].split(";") else "text"
         _, result = await service.run(model, kind, params["data"],
                                       params.get("output") or "conllu",
                                       parse="parser" in params, tag="tagger" in params)
@@ -340,7 +343,8 @@ _UDPIPE_PARAMETERS = [
         ("data", "The input text (required, here or in the form body)."),
         ("model", "A model name or a prefix of one (default: the first model)."),
         ("input", "conllu (default), horizontal or vertical."),
-        ("tokenizer", "Present: the data is raw text (models with a tokenizer only)."),
+        ("tokenizer", "Present: the data is raw text (models with a tokenizer only); "
+                      "presegmented: a sentence per line."),
         ("tagger", "Present: tag, replacing the input's tags (models without a tagger keep "
                    "them)."),
         ("parser", "Present: parse (absent: the input is only converted)."),

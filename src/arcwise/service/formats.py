@@ -8,7 +8,9 @@ Input kinds (`INPUTS`, extensible with `register_input`):
 - ``text``: raw text, which only a model with a tokenizer reads (a served
   model's ``sentences_of_text(text) -> list[Sentence]``, the pipeline's own:
   `arcwise.service.models.ServedModel`); for any other model it is
-  `Unprocessable` ("NAME has no tokenizer").
+  `Unprocessable` ("NAME has no tokenizer");
+- ``lines``: raw text, a sentence per line (UDPipe 1's ``tokenizer=presegmented``), for
+  models with a tokenizer as ``text``.
 
 UDPipe 1 names the first three the same way.  Every reader raises
 `RequestError` with ``line N: what is wrong`` for malformed input.
@@ -109,15 +111,19 @@ def _vertical(text: str, model: Any = None) -> list[Sentence]:
     return sentences
 
 
-def _text(text: str, model: Any = None) -> list[Sentence]:
+def _text(text: str, model: Any = None, presegmented: bool = False) -> list[Sentence]:
     if getattr(model, "tokenizer", None) is None:
         name = getattr(model, "name", None) or "this model"
         raise Unprocessable(f"{name} has no tokenizer: send pre-tokenized text "
                             f"(input conllu, horizontal or vertical)")
     try:
-        return model.sentences_of_text(text)
+        return model.sentences_of_text(text, presegmented=presegmented)
     except InputError as error:
         raise RequestError(located(error)) from None
+
+
+def _lines(text: str, model: Any = None) -> list[Sentence]:
+    return _text(text, model, presegmented=True)
 
 
 for _kind in (
@@ -126,6 +132,8 @@ for _kind in (
     InputKind("horizontal", "one sentence per line, words separated by spaces", _horizontal),
     InputKind("vertical", "one word per line, a blank line after each sentence", _vertical),
     InputKind("text", "raw text (only models with a tokenizer)", _text, needs_tokenizer=True),
+    InputKind("lines", "raw text, a sentence per line (only models with a tokenizer)", _lines,
+              needs_tokenizer=True),
 ):
     register_input(_kind)
 

@@ -75,10 +75,11 @@ class ServedModel:
         """The parser's transition system (None: a pipeline without a parser)."""
         return self.parser.system if self.parser is not None else None
 
-    def sentences_of_text(self, text: str) -> list[Sentence]:
+    def sentences_of_text(self, text: str, presegmented: bool = False) -> list[Sentence]:
         """The untagged sentences of raw text, split by the pipeline's tokenizer (with
-        ``# sent_id``, ``# text`` and ``SpaceAfter=No`` as `arcwise parse --input text`)."""
-        return self.pipeline.sentences_of_text(text)
+        ``# sent_id``, ``# text`` and ``SpaceAfter=No`` as `arcwise parse --input text`;
+        presegmented: a sentence per line, as ``--input lines``)."""
+        return self.pipeline.sentences_of_text(text, presegmented=presegmented)
 
     def tagged(self, sentences: list[Sentence], retag: bool = False
                ) -> tuple[list[Sentence], list[Sentence]]:
