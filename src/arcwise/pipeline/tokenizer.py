@@ -225,6 +225,15 @@ def _at(values, i, missing):
 
 
 @njit(cache=True)
+def _next_chunk(i, kinds, end):
+    """Where the chunk after position i's chunk starts (the text's length if none)."""
+    j = end[i]
+    while j < kinds.shape[0] and kinds[j] == SPACE:
+        j += 1
+    return j
+
+
+@njit(cache=True)
 def gap_features(i, chars, kinds, prefix, suffix, whole, following, start, end, out):
     """The hashed features of the gap after character i into out (`N_FEATURES` values)."""
     c0 = _at(chars, i, MISSING)
@@ -237,11 +246,8 @@ def gap_features(i, chars, kinds, prefix, suffix, whole, following, start, end, 
     k_near = np.int64(0)  # i-1 .. i+2
     for j in range(i - 1, i + 3):
         k_near = k_near * 8 + (_at(kinds, j, MISSING) + 1)
-    # the first non-space character after the chunk: its class and character
     e = end[i]
-    j = e
-    while j < chars.shape[0] and kinds[j] == SPACE:
-        j += 1
+    j = _next_chunk(i, kinds, end)  # the next chunk's first character: class, character
     next_kind = _at(kinds, j, MISSING)
     next_char = _at(chars, j, MISSING)
     at_end = 1 if e == i + 1 else 0
@@ -343,16 +349,12 @@ def shape_features(i, chars, shapes, out):
 @njit(cache=True)
 def context_features(i, chars, kinds, following, end, context, out):
     """The paragraph-context features of gap i into out (`N_CONTEXT` values).  Inside a
-    chunk: the context open and the characters across the gap (``1)`` after ``(§ 19
+    chunk: the brackets open and the characters across the gap (``1)`` after ``(§ 19
     odst. 1`` is two tokens, ``a)`` heading a list item one).  At a chunk's end: the next
     chunk with its case (``Flytta`` starts a sentence, ``flytta`` does not), and how many
     chunks came since a sentence's punctuation (a heading is short)."""
-    e = end[i]
-    if e == i + 1:
-        j = e
-        while j < chars.shape[0] and kinds[j] == SPACE:
-            j += 1
-        next_kind = _at(kinds, j, MISSING)
+    if end[i] == i + 1:
+        next_kind = _at(kinds, _next_chunk(i, kinds, end), MISSING)
         out[0] = combine(combine(combine(0, 61), following[i]), next_kind)
         out[1] = combine(combine(combine(combine(0, 62), context[1, i]), next_kind), kinds[i])
         return
@@ -376,7 +378,8 @@ def n_features(shapes, context, first):
 def features_of(i, chars, kinds, prefix, suffix, whole, following, start, end, shapes,
                 context, first, left, right, out):
     """The features of gap i: the first pass's, its shape features when `shapes` is not
-    empty, then the second pass's own when `first` is not empty."""
+    empty, its paragraph-context features when `context` is not, then the second pass's
+    own when `first` is not empty."""
     gap_features(i, chars, kinds, prefix, suffix, whole, following, start, end, out)
     at = N_FEATURES
     if shapes.shape[1] > 0:
