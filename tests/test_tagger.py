@@ -17,7 +17,9 @@ from arcwise.pipeline.tagger import (
     Atoms,
     Tagger,
     atom_strings,
+    column_scores,
     combination_codes,
+    feature_buffer,
     forms_atoms,
     legal_combinations,
 )
@@ -281,3 +283,32 @@ def test_by_default_both_features_versions_are_trained_and_their_scores_added(da
         Tagger.from_saved(arrays, {**meta, "partner": 7}, "m", "tagger_")
     assert Tagger.train(train, epochs=1, buckets=2**12).partner.features == 2  # without dev
     assert parse_tagger(["features=both"])["features"] == "both"
+
+
+def test_a_pair_scores_with_one_pass_of_features_the_sum_of_its_members_scores(data):
+    """A pair computes its larger member's features once, weighting the ones both members
+    have by their summed tables (`Tagger._scoring`): each word's scores are the sum of the
+    two taggers' own, also when their tables have different numbers of rows."""
+    train, dev = data
+    one = Tagger.train(train, epochs=1, seed=1, features=1, buckets=2**10)
+    two = Tagger.train(train, epochs=1, seed=1, features=2, buckets=2**12)
+    pair = Tagger(one.tagsets, one.weights, features=1, partner=Tagger(
+        two.tagsets, two.weights, features=2, dictionary=two.dictionary))
+    words, offsets = pair._atoms.batch(dev[:20])
+    tags, _, _ = pair.tag_ids(dev[:20])
+
+    def scores(tagger, i, column):
+        reader, weights, weights2, shared = tagger._scoring
+        n = len(tagger.tagsets[column])
+        out, spare = np.zeros(n), np.zeros(n)
+        column_scores(reader._with_dictionary(words), i, column, tags, weights, weights2,
+                      shared, reader.features, feature_buffer(reader.features),
+                      np.ones(n, dtype=np.bool_), out, spare)
+        return out
+
+    for i in range(PAD, offsets[1] + 40):
+        if tags[0, i] < 0:
+            continue  # padding between sentences
+        for column in range(3):
+            alone = scores(one, i, column) + scores(pair.partner, i, column)
+            assert np.allclose(scores(pair, i, column), alone, rtol=1e-5, atol=1e-4)
