@@ -161,6 +161,18 @@ def saved_and_verified(parser, output: Path) -> None:
         raise ArcwiseError(f"the trained model does not load, not kept ({error})") from None
 
 
+def saved_with_log(model, output: Path, log: dict, described: str = "") -> None:
+    """Save the model (`saved_and_verified`) and its training log beside it (OUTPUT.log.json),
+    then say so on stderr: "wrote OUTPUT{described} and OUTPUT.log.json"."""
+    from arcwise.io.atomic import atomic_write
+
+    saved_and_verified(model, output)
+    log_path = output.with_name(output.name + ".log.json")
+    with atomic_write(log_path) as out:
+        json.dump(log, out, indent=2, default=str)
+    print(f"wrote {output}{described} and {log_path}", file=sys.stderr)
+
+
 class EpochProgress:
     """A line per epoch on stderr: a rich bar on a terminal, plain whole lines otherwise."""
 
@@ -397,13 +409,7 @@ def register(app: typer.Typer) -> None:
             except ValueError as error:  # bad system, bound or option
                 raise ArcwiseError(str(error)) from None
         parser.command_line = ["arcwise", *sys.argv[1:]]
-        saved_and_verified(guide.wrap(parser), output)
-        log_path = output.with_name(output.name + ".log.json")
-        from arcwise.io.atomic import atomic_write
-
-        with atomic_write(log_path) as out:
-            json.dump(log, out, indent=2)
-        print(f"wrote {output} (best epoch {log['best_epoch']}) and {log_path}", file=sys.stderr)
+        saved_with_log(guide.wrap(parser), output, log, f" (best epoch {log['best_epoch']})")
         print(tree_summary(log), file=sys.stderr)
 
 
@@ -557,7 +563,6 @@ def _train_graph_parser(train_sentences, dev, output, order, decoder, update, ep
                         guide: Guide):
     """`arcwise train --system mst`: the graph-based parser of the 2011 paper."""
     from arcwise.graph.mst_parser import train_graph_parser
-    from arcwise.io.atomic import atomic_write
 
     name = f"mst order {order} {decoder}"
     with EpochProgress(f"{name}: training the labeler", epochs) as bar:
@@ -574,11 +579,7 @@ def _train_graph_parser(train_sentences, dev, output, order, decoder, update, ep
         except ValueError as error:
             raise ArcwiseError(str(error)) from None
     parser.command_line = ["arcwise", *sys.argv[1:]]
-    saved_and_verified(guide.wrap(parser), output)
-    log_path = output.with_name(output.name + ".log.json")
-    with atomic_write(log_path) as out:
-        json.dump(log, out, indent=2)
-    print(f"wrote {output} and {log_path}", file=sys.stderr)
+    saved_with_log(guide.wrap(parser), output, log)
 
 
 def _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed, neural,
@@ -586,7 +587,6 @@ def _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed, ne
     """`arcwise train --system mst --model biaffine [--guide MODEL]`: the neural
     graph-based parser."""
     from arcwise.graph.biaffine_parser import train_biaffine
-    from arcwise.io.atomic import atomic_write
 
     for option in ("order", "update"):
         source = ctx.get_parameter_source(option)
@@ -606,11 +606,7 @@ def _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed, ne
         except ValueError as error:
             raise ArcwiseError(str(error)) from None
     parser.command_line = ["arcwise", *sys.argv[1:]]
-    saved_and_verified(guide.wrap(parser), output)
-    log_path = output.with_name(output.name + ".log.json")
-    with atomic_write(log_path) as out:
-        json.dump(log, out, indent=2)
-    print(f"wrote {output} (best epoch {log['best_epoch']}) and {log_path}", file=sys.stderr)
+    saved_with_log(guide.wrap(parser), output, log, f" (best epoch {log['best_epoch']})")
 
 
 def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed, tags,
@@ -672,10 +668,4 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
                                     command_line=["arcwise", *sys.argv[1:]])
     except ValueError as error:  # bad system, bound or option; too few sentences for the folds
         raise ArcwiseError(str(error)) from None
-    saved_and_verified(model, output)
-    log_path = output.with_name(output.name + ".log.json")
-    from arcwise.io.atomic import atomic_write
-
-    with atomic_write(log_path) as out:
-        json.dump(log, out, indent=2, default=str)
-    print(f"wrote {output} ({', '.join(model.components)}) and {log_path}", file=sys.stderr)
+    saved_with_log(model, output, log, f" ({', '.join(model.components)})")
