@@ -147,6 +147,28 @@ def test_presegmented_text_is_a_sentence_per_line(tokenizer):
     assert sentences[0] == [t for s in tokenizer.tokenize("Mr. Smith came. He left") for t in s]
 
 
+def test_a_text_without_blank_lines_is_cut_at_line_ends(tokenizer, monkeypatch, tmp_path):
+    """A paragraph reaching MAX_PARAGRAPH characters ends with that line, in a file as in a
+    string (its memory stays bounded), and the cut ends a sentence; shorter ones are whole."""
+    from arcwise.io import tokens
+
+    monkeypatch.setattr(tokens, "MAX_PARAGRAPH", 60)
+    lines = ["The cat sat on the mat and it", "was happy. Then the dog came in and", "sat.",
+             "A short one.", "x" * 70, "And the end of it all"]
+    text = "\n".join(lines)
+    assert tokens.cut_paragraph(text) == ["\n".join(lines[:2]), "\n".join(lines[2:5]),
+                                          lines[5]]
+    assert tokens.cut_paragraph("\n".join(lines[:1])) == lines[:1]
+    path = tmp_path / "raw.txt"
+    path.write_text(text + "\n\n" + lines[0] + "\n")
+    assert [(first, piece) for _, first, piece in tokens.paragraphs(path)] == [
+        (1, "\n".join(lines[:2])), (3, "\n".join(lines[2:5])), (6, lines[5]), (8, lines[0])]
+    cut = tokenizer.tokenize(text)
+    assert cut == [s for piece in tokens.cut_paragraph(text) for s in tokenizer.tokenize(piece)]
+    ends = [(a[-1][0], b[0][0]) for a, b in itertools.pairwise(cut)]
+    assert ("and", "sat") in ends  # the cut ends a sentence
+
+
 def test_sentences_paragraphs_and_output(tokenizer):
     got = tokenizer.tokenize("I don't know.\n\nwhat  now\nthen ")
     assert ("don't", ("do", "n't"), True) in got[0]

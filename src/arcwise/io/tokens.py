@@ -17,6 +17,9 @@ from arcwise.errors import InputError
 from arcwise.io import conllu
 
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+# characters: a paragraph ends at the end of the line that makes it this long (line ends
+# counted), so that a text without blank lines streams in bounded memory
+MAX_PARAGRAPH = 100_000
 
 
 def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
@@ -61,15 +64,36 @@ def read(source: conllu.Source) -> Iterator[Sentence]:
 
 def paragraphs(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
     """(file name, first line, text) of every paragraph of a plain UTF-8 text: the lines
-    between blank lines, joined by LF (for a tokenizer, which ends a sentence at each)."""
-    name, first, block = "<text>", 0, []
+    between blank lines, joined by LF (for a tokenizer, which ends a sentence at each); a
+    paragraph reaching `MAX_PARAGRAPH` characters ends with that line (`cut_paragraph`)."""
+    name, first, block, size = "<text>", 0, [], 0
     for name, number, line in lines(source):
         if line.strip():
             if not block:
                 first = number
             block.append(line)
-        elif block:
+            size += len(line) + 1
+            if size < MAX_PARAGRAPH:
+                continue
+        if block:
             yield name, first, "\n".join(block)
-            block = []
+            block, size = [], 0
     if block:
         yield name, first, "\n".join(block)
+
+
+def cut_paragraph(text: str) -> list[str]:
+    """A paragraph in pieces as `paragraphs` reads them from a file: each ends with the
+    first line that makes it `MAX_PARAGRAPH` characters long (line ends counted)."""
+    if len(text) < MAX_PARAGRAPH:
+        return [text]
+    pieces, start, size = [], 0, 0
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        size += len(line) + 1
+        if size >= MAX_PARAGRAPH:
+            pieces.append("\n".join(lines[start : k + 1]))
+            start, size = k + 1, 0
+    if start < len(lines):
+        pieces.append("\n".join(lines[start:]))
+    return pieces

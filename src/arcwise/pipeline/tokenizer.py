@@ -57,6 +57,7 @@ from arcwise import interrupts
 from arcwise.corpus import Sentence
 from arcwise.errors import ArcwiseError
 from arcwise.io.conllu import MISC, Token
+from arcwise.io.tokens import cut_paragraph
 from arcwise.models import perceptron as pc
 from arcwise.models.hashing import combine
 from arcwise.pipeline import web_addresses
@@ -869,7 +870,9 @@ class Tokenizer:
         """The sentences of `text`, each a list of tokens (surface, words, space after).
 
         A blank line (a paragraph break) always ends a sentence; any other run of
-        whitespace, line breaks included, is a space.  presegmented: every line that is
+        whitespace, line breaks included, is a space, except where a paragraph without
+        blank lines is cut at a line end every `MAX_PARAGRAPH` characters
+        (`arcwise.io.tokens.cut_paragraph`), which ends a sentence too.  presegmented: every line that is
         not blank is one sentence (UDPipe 1's ``presegmented``), only split into tokens.
         """
         if presegmented:
@@ -960,4 +963,4 @@ def _paragraphs(text: str) -> Iterator[str]:
 
     for paragraph in re.split(r"\n[ \t\r\f\v]*\n", text.replace("\r\n", "\n")):
         if paragraph.strip():
-            yield paragraph
+            yield from cut_paragraph(paragraph)
