@@ -13,7 +13,10 @@ unless --no-gold-tag-parser, the same parser trained and run on gold tags.
 Reported: the tag accuracies (%), LAS with predicted and with gold tags, their gap, and
 where the gap comes from: the predicted-tag parser's LAS on dev with gold UPOS only, with
 gold XPOS and FEATS only, and with all tags gold; and the gold-tag parser's LAS on
-predicted tags (what jackknifing buys).
+predicted tags (what jackknifing buys).  --corrected F[,F...]: for each fraction F, a parser
+trained on the jackknifed tags with that fraction of their errors mended (each wrong tag made
+gold with probability F, `with_errors_corrected`) and run on dev's tags mended alike: how
+good a tagger must be for a given gap, if its remaining errors fell at random.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from pathlib import Path
 from arcwise.eval.metrics import evaluate
 from arcwise.experiments.raw_text import parser_trainer, without_tags
 from arcwise.io import read_treebank
-from arcwise.pipeline.predicted_tags import tag_accuracy, with_gold_columns
+from arcwise.pipeline.predicted_tags import (tag_accuracy, with_errors_corrected,
+                                             with_gold_columns)
 from arcwise.pipeline.training import train_pipeline
 
 BENCH = Path(__file__).resolve().parent
@@ -53,6 +57,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--tag-workers", type=int, default=1,
                     help="processes that train the jackknifing folds' taggers")
     ap.add_argument("--no-gold-tag-parser", action="store_true")
+    ap.add_argument("--corrected", default="", metavar="F[,F...]",
+                    help="fractions of the tagging errors to mend (see above)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     from arcwise.cli.train import parse_tagger
@@ -70,9 +76,15 @@ def main(argv: list[str] | None = None) -> dict:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    try:
+        fractions = [float(f) for f in args.corrected.split(",") if f.strip()]
+    except ValueError:
+        sys.exit(f"bench/predicted_tags.py: --corrected {args.corrected}: fractions, e.g. 0.5")
     train_with_dev = parser_trainer("arc-eager", args.epochs, args.seed, say)
+    jackknifed = []  # the parser's training sentences, with their jackknifed tags
 
     def train_parser(train_sentences, _):  # no dev: the last epoch is kept
+        jackknifed[:] = train_sentences
         return train_with_dev(train_sentences, None)
 
     start = time.perf_counter()
@@ -90,8 +102,14 @@ def main(argv: list[str] | None = None) -> dict:
                           ("gold_tags", ("upos", "xpos", "feats"))):
         result[f"las_predicted_tag_parser_{name}"] = las(
             nlp.parser, with_gold_columns(tagged, dev, columns), dev)
+    for fraction in fractions:
+        mended = with_errors_corrected(tagged, dev, fraction, args.seed)
+        parser, _ = train_with_dev(
+            with_errors_corrected(jackknifed, sentences, fraction, args.seed), None)
+        result.setdefault("corrected", {})[str(fraction)] = {
+            "dev_tag_accuracy": tag_accuracy(mended, dev), "las": las(parser, mended, dev)}
     if not args.no_gold_tag_parser:
-        parser, _ = train_parser(sentences, None)
+        parser, _ = train_with_dev(sentences, None)
         result["las_gold_tags"] = las(parser, dev, dev)
         result["gap"] = result["las_gold_tags"] - result["las_predicted_tags"]
         result["las_gold_tag_parser_predicted_tags"] = las(parser, tagged, dev)
@@ -108,6 +126,12 @@ def main(argv: list[str] | None = None) -> dict:
                                          ("gold_upos", "gold_xpos_feats", "gold_tags")))
               + (f"; the gold-tag parser on predicted tags "
                  f"{result['las_gold_tag_parser_predicted_tags']:.2f}" if "gap" in result else ""))
+        for fraction, row in result.get("corrected", {}).items():
+            a = row["dev_tag_accuracy"]
+            print(f"{float(fraction):.0%} of the errors mended: UPOS {a['upos']:.2f} XPOS "
+                  f"{a['xpos']:.2f} UFeats {a['feats']:.2f}, LAS {row['las']:.2f}"
+                  + (f", gap {result['las_gold_tags'] - row['las']:.2f}"
+                     if "gap" in result else ""))
     return result
 
 

@@ -12,7 +12,12 @@ import pytest
 import arcwise
 from arcwise.io import conllu
 from arcwise.models.kinds import train_tagger as train_tagger_of_model
-from arcwise.pipeline.predicted_tags import jackknifed, tag_accuracy, with_gold_columns
+from arcwise.pipeline.predicted_tags import (
+    jackknifed,
+    tag_accuracy,
+    with_errors_corrected,
+    with_gold_columns,
+)
 from arcwise.pipeline.tagger import Tagger
 from arcwise.pipeline.training import train_pipeline
 from arcwise.stacking import folds_of
@@ -127,6 +132,30 @@ def test_with_gold_columns_puts_back_only_the_columns_asked(data):
     assert tag_accuracy(with_gold_columns(predicted, gold, ["upos", "xpos", "feats"]), gold) \
         == {"upos": 100.0, "xpos": 100.0, "feats": 100.0}
     assert with_gold_columns(predicted, gold, []) == predicted
+
+
+def test_with_errors_corrected_mends_about_that_fraction_of_the_errors(data):
+    gold = [s for s in data[0] for _ in range(3)]
+    predicted = [blanked(s) for s in gold]  # every tag wrong but the root's
+    half = with_errors_corrected(predicted, gold, 0.5, seed=3)
+    for column in ("upos", "xpos", "feats"):
+        pairs = [(m, h, g) for p, c, r in zip(predicted, half, gold)
+                 for m, h, g in zip(getattr(p, column)[1:], getattr(c, column)[1:],
+                                    getattr(r, column)[1:]) if m != g]
+        assert 0.4 < sum(h == g for _, h, g in pairs) / len(pairs) < 0.6, column
+        assert all(h in (m, g) for m, h, g in pairs)
+    def tags(sentences):
+        return [(s.upos, s.xpos, s.feats) for s in sentences]
+
+    assert tags(half) == tags(with_errors_corrected(predicted, gold, 0.5, seed=3))
+    assert [s.form for s in half] == [s.form for s in gold]
+    assert tags(with_errors_corrected(predicted, gold, 0.0)) == tags(predicted)
+    assert tag_accuracy(with_errors_corrected(predicted, gold, 1.0), gold) == {
+        "upos": 100.0, "xpos": 100.0, "feats": 100.0}
+    right = with_gold_columns(predicted, gold, ["upos"])  # a right tag stays right
+    assert [s.upos for s in with_errors_corrected(right, gold, 0.5)] == [s.upos for s in gold]
+    with pytest.raises(ValueError):
+        with_errors_corrected(predicted, gold, 1.5)
 
 
 def test_predicted_tags_need_a_tagger_and_a_parser(data):

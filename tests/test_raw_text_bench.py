@@ -62,7 +62,7 @@ def test_predicted_tags_bench_measures_the_gap(tmp_path, monkeypatch, capsys):
 
     try:
         result = predicted_tags.main(["--treebank", str(tmp_path), "--tag-folds", "2",
-                                      "--epochs", "1", "--json"])
+                                      "--epochs", "1", "--corrected", "1", "--json"])
     finally:
         sys.modules.pop("predicted_tags", None)
         sys.modules.pop("pipeline", None)
@@ -74,6 +74,10 @@ def test_predicted_tags_bench_measures_the_gap(tmp_path, monkeypatch, capsys):
     for key in ("gold_upos", "gold_xpos_feats", "gold_tags"):
         assert 0 <= result[f"las_predicted_tag_parser_{key}"] <= 100
     assert 0 <= result["las_gold_tag_parser_predicted_tags"] <= 100
+    # every error mended: the tags are gold, and so is the parser's training
+    mended = result["corrected"]["1.0"]
+    assert mended["dev_tag_accuracy"] == {"upos": 100.0, "xpos": 100.0, "feats": 100.0}
+    assert mended["las"] == pytest.approx(result["las_gold_tags"])
 
 
 def test_the_bench_finds_udpipe_models_whole_or_staged(tmp_path, monkeypatch):
