@@ -6,7 +6,8 @@
 
 Everything is trained on DIR's train split with fixed epochs and scored on its dev split,
 which selects nothing (the epoch kept is the last): the tagger (UPOS, XPOS, UFeats
-accuracy on dev), an arc-eager parser (dynamic oracle, as `arcwise train`) trained on jackknifed predicted tags
+accuracy on dev), an arc-eager parser (dynamic oracle, as `arcwise train`) trained on
+jackknifed predicted tags
 (`arcwise.pipeline.training.train_pipeline`, `--tag-folds` folds) and run on dev tagged by
 that tagger (`--tagger`: its options, as `arcwise train --tagger`, e.g. model=bilstm), and,
 unless --no-gold-tag-parser, the same parser trained and run on gold tags.

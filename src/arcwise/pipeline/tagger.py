@@ -266,7 +266,7 @@ def column_scores(atoms, i, column, tags, weights, weights2, shared, version, fe
     """out = the scores of `column`'s classes for word row i (-inf where not legal): its
     features (`word_features` of `version`), the first `shared` of them weighted by
     `weights` (one table per column), the rest by `weights2` (out2: room for their scores).
-    A tagger alone: every feature by its weights; a pair: see `Tagger._scoring`."""
+    A tagger alone: every feature by its weights; a pair: see `Tagger._scoring_tables`."""
     word_features(atoms, i, column, tags, features, version)
     pc.score(weights[column], features[:shared], NO_LABEL_FEATURES, legal, out)
     if shared < features.shape[0]:

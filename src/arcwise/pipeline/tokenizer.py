@@ -872,8 +872,9 @@ class Tokenizer:
         A blank line (a paragraph break) always ends a sentence; any other run of
         whitespace, line breaks included, is a space, except where a paragraph without
         blank lines is cut at a line end every `MAX_PARAGRAPH` characters
-        (`arcwise.io.tokens.cut_paragraph`), which ends a sentence too.  presegmented: every line that is
-        not blank is one sentence (UDPipe 1's ``presegmented``), only split into tokens.
+        (`arcwise.io.tokens.cut_paragraph`), which ends a sentence too.  presegmented: every
+        line that is not blank is one sentence (UDPipe 1's ``presegmented``), only split
+        into tokens.
         """
         if presegmented:
             return [[token for tokens in self._tokenize_paragraph(line) for token in tokens]
