@@ -2,14 +2,14 @@
 (issue #17: the gap between gold and predicted tags).
 
     .venv/bin/python bench/predicted_tags.py --treebank DIR [--tag-folds 10] [--epochs 15]
-        [--tagger KEY=VALUE ...] [--tag-workers 1] [--no-gold-tag-parser] [--json]
+        [--tagger KEY=VALUE ...] [--tag-workers 1] [--no-gold-tag-parser]
+        [--corrected F[,F...]] [--json]
 
 Everything is trained on DIR's train split with fixed epochs and scored on its dev split,
 which selects nothing (the epoch kept is the last): the tagger (UPOS, XPOS, UFeats
 accuracy on dev), an arc-eager parser (dynamic oracle, as `arcwise train`) trained on
-jackknifed predicted tags
-(`arcwise.pipeline.training.train_pipeline`, `--tag-folds` folds) and run on dev tagged by
-that tagger (`--tagger`: its options, as `arcwise train --tagger`, e.g. model=bilstm), and,
+jackknifed predicted tags (`arcwise.pipeline.training.train_pipeline`, `--tag-folds` folds)
+and run on dev tagged by that tagger (`--tagger`: its options, as `arcwise train --tagger`, e.g. model=bilstm), and,
 unless --no-gold-tag-parser, the same parser trained and run on gold tags.
 Reported: the tag accuracies (%), LAS with predicted and with gold tags, their gap, and
 where the gap comes from: the predicted-tag parser's LAS on dev with gold UPOS only, with
