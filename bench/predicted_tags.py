@@ -9,8 +9,9 @@ Everything is trained on DIR's train split with fixed epochs and scored on its d
 which selects nothing (the epoch kept is the last): the tagger (UPOS, XPOS, UFeats
 accuracy on dev), an arc-eager parser (dynamic oracle, as `arcwise train`) trained on
 jackknifed predicted tags (`arcwise.pipeline.training.train_pipeline`, `--tag-folds` folds)
-and run on dev tagged by that tagger (`--tagger`: its options, as `arcwise train --tagger`, e.g. model=bilstm), and,
-unless --no-gold-tag-parser, the same parser trained and run on gold tags.
+and run on dev tagged by that tagger (`--tagger`: its options, as `arcwise train --tagger`,
+e.g. model=bilstm), and, unless --no-gold-tag-parser, the same parser trained and run on
+gold tags.
 Reported: the tag accuracies (%), LAS with predicted and with gold tags, their gap, and
 where the gap comes from: the predicted-tag parser's LAS on dev with gold UPOS only, with
 gold XPOS and FEATS only, and with all tags gold; and the gold-tag parser's LAS on
