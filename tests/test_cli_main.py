@@ -73,3 +73,27 @@ def test_the_licence_is_there():
     text = (SRC.parent / "LICENSE").read_text()
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     assert "END OF TERMS AND CONDITIONS" in text
+
+
+@pytest.mark.end_to_end
+def test_the_demo_parses_raw_text(tmp_path, monkeypatch):
+    """The demo's raw-text step on a slice of the treebank: a quick tokenizer and tagger
+    before a parser, the sample's words, and the test text's CoNLL 2018 scores."""
+    import io
+
+    from rich.console import Console
+
+    from arcwise import demo
+    from arcwise.io import conllu
+    from arcwise.train import train
+    from tests.ewt import train_and_dev
+
+    train_sentences, dev = train_and_dev(120, 30)
+    for name, sentences in (("train", train_sentences), ("dev", dev), ("test", dev)):
+        conllu.write(tmp_path / f"{name}.conllu.gz", sentences)
+    monkeypatch.setattr(demo, "DATA", tmp_path)
+    parser, _ = train("arc-eager", train_sentences, None, epochs=1)
+    printed = io.StringIO()
+    demo.raw_text_to_trees(Console(file=printed, width=200), parser)
+    out = printed.getvalue()
+    assert "mat" in out and "Tokens" in out and "LAS" in out and "sentences/s" in out
