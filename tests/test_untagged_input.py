@@ -75,7 +75,8 @@ def test_cli_tokens_input(tmp_path, capsys, monkeypatch, untagged_parser):
     model = tmp_path / "untagged.arcwise"
     untagged_parser.save(model)
     text = tmp_path / "tokens.txt"
-    text.write_text("The cat sat on the mat .\n\n  Dogs   bark .\n")
+    # a byte-order mark starting the file is not text (a Windows editor's UTF-8)
+    text.write_text("\ufeffThe cat sat on the mat .\n\n  Dogs   bark .\n", encoding="utf-8")
     code, out, err = run(["parse", "-m", model, "--input", "tokens", text], capsys, monkeypatch)
     assert code == 0, err
     sentences = list(conllu.read(__import__("io").BytesIO(out.encode())))

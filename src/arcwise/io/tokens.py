@@ -17,6 +17,7 @@ from arcwise.errors import InputError
 from arcwise.io import conllu
 
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+BOM = "\ufeff"
 # characters: a paragraph ends at the end of the line that makes it this long (line ends
 # counted), so that a text without blank lines streams in bounded memory
 MAX_PARAGRAPH = 100_000
@@ -24,7 +25,9 @@ MAX_PARAGRAPH = 100_000
 
 def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
     """(file name, line number, text without its line end) of every line of a UTF-8 text
-    file (plain or gzip, ``-`` for stdin)."""
+    file (plain or gzip, ``-`` for stdin); a byte-order mark starting the file is dropped,
+    as Python's ``utf-8-sig`` does (the CoNLL-U reader refuses one instead, as the UD
+    validator does)."""
     stream, name, owned = conllu._open(source)
     text = stream if isinstance(stream, io.TextIOBase) else io.TextIOWrapper(
         stream, encoding="utf-8", errors="strict", newline=None)
@@ -40,6 +43,8 @@ def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
             if not line:
                 return
             number += 1
+            if number == 1 and line.startswith(BOM):  # an encoding's mark, not text
+                line = line[len(BOM):]
             yield name, number, line.rstrip("\r\n")
     finally:
         if isinstance(text, io.TextIOWrapper) and text is not stream:
