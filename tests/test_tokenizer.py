@@ -5,6 +5,7 @@ does, ends sentences at blank lines, and survives a model file round trip."""
 import itertools
 import json
 import re
+import unicodedata
 
 import numpy as np
 import pytest
@@ -167,6 +168,21 @@ def test_a_text_without_blank_lines_is_cut_at_line_ends(tokenizer, monkeypatch, 
     assert cut == [s for piece in tokens.cut_paragraph(text) for s in tokenizer.tokenize(piece)]
     ends = [(a[-1][0], b[0][0]) for a, b in itertools.pairwise(cut)]
     assert ("and", "sat") in ends  # the cut ends a sentence
+
+
+def test_text_is_read_composed(tokenizer, tmp_path):
+    """Decomposed characters (``e`` and a combining accent, as macOS writes them) are read
+    in NFC, as UD requires of forms, from strings and files alike."""
+    from arcwise.io import tokens
+
+    decomposed = "The cafe\u0301 opened. It was nai\u0308ve."
+    got = [s for sentence in tokenizer.tokenize(decomposed) for s, _, _ in sentence]
+    assert "caf\u00e9" in got and "na\u00efve" in got
+    assert all(s == unicodedata.normalize("NFC", s) for s in got)
+    path = tmp_path / "raw.txt"
+    path.write_text(decomposed + "\n", encoding="utf-8")
+    assert [line for _, _, line in tokens.lines(path)] == [
+        unicodedata.normalize("NFC", decomposed)]
 
 
 def test_sentences_paragraphs_and_output(tokenizer):

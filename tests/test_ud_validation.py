@@ -92,3 +92,22 @@ def test_combined_output_passes_the_ud_validator_and_scorer(gold, parsed, tmp_pa
         out = tmp_path / f"{method}.conllu"
         run(["combine", *parsed.values(), "--gold", gold, "--method", method, "-o", out])
         assert_valid_ud(gold, out)
+
+
+def test_raw_text_of_every_kind_gives_valid_ud(tmp_path):
+    """Raw text with a byte-order mark, decomposed characters, tabs, no-break and other
+    Unicode spaces, a zero-width space, emoji and right-to-left script parses into CoNLL-U
+    that the validator passes."""
+    from tests.tiny_model import tiny_pipeline
+
+    model, raw = tmp_path / "pipeline.arcwise", tmp_path / "raw.txt"
+    tiny_pipeline().save(model)
+    raw.write_text("\ufeffThe cafe\u0301 was\tnai\u0308ve. A\u00a0dog\u000bran\u2028far.\n"
+                   "Zero\u200bwidth and \U0001F600 too.\u3000Done.\n\n"
+                   "\u05e9\u05dc\u05d5\u05dd and more text\r\nhere.\n", encoding="utf-8")
+    out = tmp_path / "parsed.conllu"
+    run(["parse", "-m", model, "--input", "text", raw, "-o", out])
+    validated = ud_tool("udvalidate", "--lang", "en", "--level", "2", out)
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+    forms = [f for s in conllu.read(out) for f in s.form[1:]]
+    assert "\ufeff" not in "".join(forms) and "caf\u00e9" in "".join(forms)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+import unicodedata
 from collections.abc import Iterator
 
 from arcwise.corpus import Sentence
@@ -23,11 +24,18 @@ BOM = "\ufeff"
 MAX_PARAGRAPH = 100_000
 
 
+def composed(text: str) -> str:
+    """The text in Unicode NFC (``e`` and a combining acute accent: ``é``), as UD requires
+    of every form (the validator's unicode-normalization check): raw and pre-tokenized
+    text are read so."""
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
-    """(file name, line number, text without its line end) of every line of a UTF-8 text
-    file (plain or gzip, ``-`` for stdin); a byte-order mark starting the file is dropped,
-    as Python's ``utf-8-sig`` does (the CoNLL-U reader refuses one instead, as the UD
-    validator does)."""
+    """(file name, line number, text without its line end, `composed`) of every line of a
+    UTF-8 text file (plain or gzip, ``-`` for stdin); a byte-order mark starting the file
+    is dropped, as Python's ``utf-8-sig`` does (the CoNLL-U reader refuses one instead, as
+    the UD validator does)."""
     stream, name, owned = conllu._open(source)
     text = stream if isinstance(stream, io.TextIOBase) else io.TextIOWrapper(
         stream, encoding="utf-8", errors="strict", newline=None)
@@ -45,7 +53,7 @@ def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
             number += 1
             if number == 1 and line.startswith(BOM):  # an encoding's mark, not text
                 line = line[len(BOM):]
-            yield name, number, line.rstrip("\r\n")
+            yield name, number, composed(line.rstrip("\r\n"))
     finally:
         if isinstance(text, io.TextIOWrapper) and text is not stream:
             text.detach()

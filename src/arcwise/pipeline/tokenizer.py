@@ -57,7 +57,7 @@ from arcwise import interrupts
 from arcwise.corpus import Sentence
 from arcwise.errors import ArcwiseError
 from arcwise.io.conllu import MISC, Token
-from arcwise.io.tokens import cut_paragraph
+from arcwise.io.tokens import composed, cut_paragraph
 from arcwise.models import perceptron as pc
 from arcwise.models.hashing import combine
 from arcwise.pipeline import web_addresses
@@ -874,8 +874,9 @@ class Tokenizer:
         blank lines is cut at a line end every `MAX_PARAGRAPH` characters
         (`arcwise.io.tokens.cut_paragraph`), which ends a sentence too.  presegmented: every
         line that is not blank is one sentence (UDPipe 1's ``presegmented``), only split
-        into tokens.
+        into tokens.  The text is read in Unicode NFC (`arcwise.io.tokens.composed`).
         """
+        text = composed(text)
         if presegmented:
             return [[token for tokens in self._tokenize_paragraph(line) for token in tokens]
                     for line in text.splitlines() if line.strip()]
