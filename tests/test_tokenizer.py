@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from arcwise.errors import ArcwiseError
+from arcwise.errors import ArcwiseError, InputError
 from arcwise.io import conllu
 from arcwise.pipeline import web_addresses
 from arcwise.pipeline.tokenizer import (
@@ -183,6 +183,23 @@ def test_text_is_read_composed(tokenizer, tmp_path):
     path.write_text(decomposed + "\n", encoding="utf-8")
     assert [line for _, _, line in tokens.lines(path)] == [
         unicodedata.normalize("NFC", decomposed)]
+
+
+def test_a_run_on_sentence_is_cut_at_max_sentence_words(tokenizer, monkeypatch):
+    """Raw text that never ends a sentence is cut every MAX_SENTENCE_WORDS words (words of
+    multiword tokens counted), every token kept; a presegmented line is left whole."""
+    from arcwise.pipeline import tokenizer as module
+
+    monkeypatch.setattr(module, "MAX_SENTENCE_WORDS", 7)
+    text = " ".join(["and", "we", "don't", "stop"] * 6)
+    sentences = tokenizer.tokenize(text)
+    assert [t for s in sentences for t, _, _ in s] == [
+        t for s in tokenizer.tokenize(text, presegmented=True) for t, _, _ in s]
+    assert len(tokenizer.tokenize(text, presegmented=True)) == 1 and len(sentences) > 3
+    assert all(sum(len(words) for _, words, _ in s) <= 7 for s in sentences)
+    too_long = [("w", ("w",), True)] * (conllu.MAX_WORDS + 1)
+    with pytest.raises(InputError, match=f"^raw.txt:5: a sentence of {conllu.MAX_WORDS + 1:,}"):
+        conllu.from_tokens(too_long, "1", path="raw.txt", first_line=5)
 
 
 def test_sentences_paragraphs_and_output(tokenizer):

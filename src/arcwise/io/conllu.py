@@ -585,6 +585,10 @@ def from_tokens(
     ``# sent_id`` (if given) and ``# text`` (the surfaces joined by their spaces).
     Raises `InputError` for a token or word that cannot be written in a FORM column.
     """
+    n = sum(len(words) for _, words, _ in tokens)
+    if n > MAX_WORDS:
+        raise InputError(path, first_line, f"a sentence of {n:,} words; at most {MAX_WORDS:,} "
+                         "(MAX_WORDS)")
     text = "".join(surface + (" " if space else "") for surface, _, space in tokens[:-1])
     lines = [] if sent_id is None else [f"# sent_id = {sent_id}"]
     lines.append(f"# text = {text}{tokens[-1][0] if tokens else ''}")

@@ -75,6 +75,9 @@ SECOND_PASS = "second_pass_"  # the prefix of the second pass's arrays in a mode
 MISSING = np.int64(-1)  # the character or class before the start, after the end
 DEFAULT_BUCKETS = 2**21
 MAX_CHARACTERS = 2**31 - 1
+# words: a sentence of raw text that has not ended by then is cut there (a run-on text would
+# otherwise make one sentence that graph-based decoders, cubic in its length, cannot afford)
+MAX_SENTENCE_WORDS = 1_000
 
 # --- characters ------------------------------------------------------------------
 
@@ -874,7 +877,8 @@ class Tokenizer:
         blank lines is cut at a line end every `MAX_PARAGRAPH` characters
         (`arcwise.io.tokens.cut_paragraph`), which ends a sentence too.  presegmented: every
         line that is not blank is one sentence (UDPipe 1's ``presegmented``), only split
-        into tokens.  The text is read in Unicode NFC (`arcwise.io.tokens.composed`).
+        into tokens.  Otherwise a sentence that has not ended after `MAX_SENTENCE_WORDS`
+        words is cut there.  The text is read in Unicode NFC (`arcwise.io.tokens.composed`).
         """
         text = composed(text)
         if presegmented:
@@ -907,14 +911,19 @@ class Tokenizer:
         starts = next_word[np.concatenate([[0], ends[:-1] + 1])] if len(ends) else ends
         spaces = np.append(~word[1:], False)[ends]
         sentence_ends = (gaps[ends] == SENTENCE).tolist()
-        sentences, tokens = [], []
+        sentences, tokens, words = [], [], 0
         for a, b, space, last in zip(starts.tolist(), ends.tolist(), spaces.tolist(),
                                      sentence_ends):
             surface = text[a : b + 1]
-            tokens.append((surface, self.multiwords.words(surface), space))
+            token = (surface, self.multiwords.words(surface), space)
+            if tokens and words + len(token[1]) > MAX_SENTENCE_WORDS:  # a run-on: cut it
+                sentences.append(tokens)
+                tokens, words = [], 0
+            tokens.append(token)
+            words += len(token[1])
             if last:
                 sentences.append(tokens)
-                tokens = []
+                tokens, words = [], 0
         if tokens:
             sentences.append(tokens)
         return sentences
