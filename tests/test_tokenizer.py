@@ -164,6 +164,11 @@ def test_a_text_without_blank_lines_is_cut_at_line_ends(tokenizer, monkeypatch, 
     path.write_text("\ufeff" + text + "\n\n" + lines[0] + "\n")  # a byte-order mark is dropped
     assert [(first, piece) for _, first, piece in tokens.paragraphs(path)] == [
         (1, "\n".join(lines[:2])), (3, "\n".join(lines[2:5])), (6, lines[5]), (8, lines[0])]
+    monkeypatch.setattr(tokens, "MAX_LINE", 70)  # a line may hold that many characters
+    assert len(list(tokens.paragraphs(path))) == 4
+    path.write_text(text + "\n" + "y" * 71)
+    with pytest.raises(InputError, match=r"raw.txt:7: a line longer than 70 characters"):
+        list(tokens.paragraphs(path))
     cut = tokenizer.tokenize(text)
     assert cut == [s for piece in tokens.cut_paragraph(text) for s in tokenizer.tokenize(piece)]
     ends = [(a[-1][0], b[0][0]) for a, b in itertools.pairwise(cut)]

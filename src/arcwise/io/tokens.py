@@ -19,6 +19,7 @@ from arcwise.io import conllu
 
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 BOM = "\ufeff"
+MAX_LINE = 1_000_000  # characters of a line of text: bounds the memory of reading one
 # characters: a paragraph ends at the end of the line that makes it this long (line ends
 # counted), so that a text without blank lines streams in bounded memory
 MAX_PARAGRAPH = 100_000
@@ -43,7 +44,7 @@ def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
     try:
         while True:
             try:
-                line = text.readline()
+                line = text.readline(MAX_LINE + 1)
             except UnicodeDecodeError as error:
                 raise InputError(name, number + 1, f"invalid UTF-8 ({error.reason})") from None
             except (OSError, EOFError) as error:
@@ -51,6 +52,9 @@ def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
             if not line:
                 return
             number += 1
+            if len(line) > MAX_LINE and not line.endswith("\n"):  # /dev/zero, say
+                raise InputError(name, number, f"a line longer than {MAX_LINE:,} characters "
+                                 "(MAX_LINE): break the text into lines")
             if number == 1 and line.startswith(BOM):  # an encoding's mark, not text
                 line = line[len(BOM):]
             yield name, number, composed(line.rstrip("\r\n"))
