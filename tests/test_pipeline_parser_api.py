@@ -41,6 +41,13 @@ def test_raw_text_that_needs_a_tokenizer_is_refused(untagged_tiny_model):
     assert whitespace_words("U.S. policy , he said .\n e.g. this\n\n") == [
         ["U.S.", "policy", ",", "he", "said", "."], ["e.g.", "this"]]
     assert nlp(["The", "mat."]).words[1].form == "mat."  # a list of words is never checked
+    # text as files are read: NFC, no byte-order mark; an empty sentence is refused in words
+    assert [w.form for w in nlp("\ufeffThe cafe\u0301 .").words] == ["The", "caf\u00e9", "."]
+    for empty in ([[]], [["The", "dog"], []]):
+        with pytest.raises(ArcwiseError, match="a sentence needs at least one word"):
+            nlp(empty)
+    with pytest.raises(ArcwiseError, match="cannot be a word"):
+        nlp([["The", ["dog"]]])
 
 
 def test_bare_words_to_a_tagged_parser_name_the_remedy(tiny_model):

@@ -184,6 +184,7 @@ def test_text_is_read_composed(tokenizer, tmp_path):
     got = [s for sentence in tokenizer.tokenize(decomposed) for s, _, _ in sentence]
     assert "caf\u00e9" in got and "na\u00efve" in got
     assert all(s == unicodedata.normalize("NFC", s) for s in got)
+    assert tokenizer.tokenize("\ufeffThe cat.")[0][0][0] == "The"  # a byte-order mark: not text
     path = tmp_path / "raw.txt"
     path.write_text(decomposed + "\n", encoding="utf-8")
     assert [line for _, _, line in tokens.lines(path)] == [

@@ -90,8 +90,17 @@ def as_sentences(given: Any) -> tuple[list[Sentence], bool]:
     items = list(given)
     if items and all(isinstance(item, str) for item in items):
         return [from_words(items)], True
-    return [as_sentences(item)[0][0] if not isinstance(item, Sentence) else item
-            for item in items], False
+    return [_sentence_of(item) for item in items], False
+
+
+def _sentence_of(item: Any) -> Sentence:
+    """One sentence of a sequence given to `as_sentences`: a Sentence, a string of
+    whitespace-separated words or a sequence of words (ArcwiseError if empty)."""
+    if isinstance(item, Sentence):
+        return item
+    if isinstance(item, str):
+        return from_words(item.split(), "<text>")
+    return from_words(list(item))
 
 
 _FORM = re.compile(r"[^\t\n\r\x00-\x1f\x7f]+")

@@ -32,6 +32,12 @@ def composed(text: str) -> str:
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
+def text_read(text: str) -> str:
+    """A string of raw text as arcwise reads it: `composed`, without a byte-order mark
+    starting it (as a file's, see `lines`)."""
+    return composed(text).removeprefix(BOM)
+
+
 def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
     """(file name, line number, text without its line end, `composed`) of every line of a
     UTF-8 text file (plain or gzip, ``-`` for stdin); a byte-order mark starting the file

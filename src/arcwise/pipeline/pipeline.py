@@ -30,7 +30,7 @@ import numpy as np
 from arcwise.corpus import Sentence, as_sentences
 from arcwise.errors import ArcwiseError
 from arcwise.io import conllu, one_root_by_default, read_treebank
-from arcwise.io.tokens import composed
+from arcwise.io.tokens import text_read
 from arcwise.models import modelfile
 from arcwise.models.kinds import tagger_from_saved
 from arcwise.pipeline.document import Document
@@ -54,7 +54,7 @@ def whitespace_words(text: str) -> list[list[str]]:
     than parsed into garbage: a word ending in one of `ATTACHED`, or a line's last word
     ending in a full stop after a letter or digit with no other full stop (``mat.``, not
     ``U.S.``) -- punctuation a tokenizer would have split off."""
-    lines = [line.split() for line in composed(text).splitlines()]
+    lines = [line.split() for line in text_read(text).splitlines()]
     lines = [words for words in lines if words]
     for words in lines:
         for k, w in enumerate(words):

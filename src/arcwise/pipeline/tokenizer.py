@@ -57,7 +57,7 @@ from arcwise import interrupts
 from arcwise.corpus import Sentence
 from arcwise.errors import ArcwiseError
 from arcwise.io.conllu import MISC, Token
-from arcwise.io.tokens import composed, cut_paragraph
+from arcwise.io.tokens import cut_paragraph, text_read
 from arcwise.models import perceptron as pc
 from arcwise.models.hashing import combine
 from arcwise.pipeline import web_addresses
@@ -878,9 +878,10 @@ class Tokenizer:
         (`arcwise.io.tokens.cut_paragraph`), which ends a sentence too.  presegmented: every
         line that is not blank is one sentence (UDPipe 1's ``presegmented``), only split
         into tokens.  Otherwise a sentence that has not ended after `MAX_SENTENCE_WORDS`
-        words is cut there.  The text is read in Unicode NFC (`arcwise.io.tokens.composed`).
+        words is cut there.  The text is read in Unicode NFC, a byte-order mark starting it
+        dropped (`arcwise.io.tokens.text_read`).
         """
-        text = composed(text)
+        text = text_read(text)
         if presegmented:
             return [[token for tokens in self._tokenize_paragraph(line) for token in tokens]
                     for line in text.splitlines() if line.strip()]
