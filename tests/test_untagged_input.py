@@ -37,6 +37,37 @@ def test_a_tagged_model_refuses_untagged_words(parser):
     with pytest.raises(ArcwiseError, match="no tags .*trained with tags.*tag the input first"):
         parser.parse([blanked(s) for s in dev])
     assert len(parser.parse(dev)) == 3  # tagged: parsed
+    # one untagged sentence among tagged ones is refused too, named by its file and line
+    mixed = with_one_untagged(dev)
+    with pytest.raises(ArcwiseError, match=r"^mixed.conllu:\d+: the words have no tags"):
+        parser.parse(mixed)
+
+
+def with_one_untagged(dev):
+    """dev with its second sentence untagged, read back from a CoNLL-U text named
+    mixed.conllu (so that its sentences know their lines)."""
+    import io
+
+    text = "".join(conllu.format_sentence(s if k != 1 else blanked(s))
+                   for k, s in enumerate(dev))
+    stream = io.BytesIO(text.encode())
+    stream.name = "mixed.conllu"
+    return list(conllu.read(stream))
+
+
+def test_a_pipeline_tags_each_untagged_sentence_and_keeps_tagged_ones():
+    """Input mixing tagged and untagged sentences: only the untagged ones are tagged (before,
+    tagging was all or nothing per batch, and the untagged ones were parsed on _)."""
+    from tests.tiny_model import tiny_pipeline
+
+    nlp = tiny_pipeline()
+    _, dev = train_and_dev(0, 3)
+    mixed = with_one_untagged(dev)
+    read, written = nlp.tagged(mixed)
+    assert written[0].upos == dev[0].upos and written[2].xpos == dev[2].xpos  # kept
+    assert all(t != "_" for t in written[1].upos[1:])  # tagged
+    assert written[1].upos == nlp.tagger.tag(blanked(dev[1])).upos
+    assert [w.upos for w in nlp(mixed).sentences[1].words] == list(written[1].upos[1:])
 
 
 def test_strings_and_word_lists_are_sentences(parser, untagged_parser):

@@ -247,13 +247,17 @@ def untagged(sentences: Sequence[Sentence], columns: Sequence[str] = TAG_COLUMNS
 
 
 def check_tagged(sentences: Sequence[Sentence], vocabularies: Vocabularies) -> None:
-    """ArcwiseError when a model trained with tags is given words without any: a parser
-    reading ``_`` where it learned tags builds garbage trees, so it must not run."""
+    """ArcwiseError when a model trained with tags is given a sentence whose words have
+    none (`untagged`), naming its file and line: a parser reading ``_`` where it learned
+    tags builds garbage trees, so it must not run."""
     from arcwise.errors import ArcwiseError
 
     columns = tag_columns(vocabularies)
-    if untagged(sentences, columns):
-        source = next((s.source for s in sentences if s.source), "input")
+    bare = next((s for s in sentences if untagged([s], columns)), None)
+    if bare is not None:
+        source = bare.source or "input"
+        if bare.source and bare.first_line:
+            source += f":{bare.first_line}"
         names = ", ".join(c.upper() for c in columns)
         raise ArcwiseError(
             f"{source}: the words have no tags ({names} all _) but the model was trained with "

@@ -112,8 +112,8 @@ class Pipeline:
     # --- annotation -------------------------------------------------------------------
 
     def tag(self, sentences: Sequence[Sentence], *, retag: bool = False) -> list[Sentence]:
-        """The sentences tagged by the pipeline's tagger when they have no tags (retag: even
-        when they have); as they are without a tagger."""
+        """The sentences tagged by the pipeline's tagger, each that has no tags (`untagged`;
+        retag: every one); as they are without a tagger."""
         return self.tagged(sentences, retag=retag)[1]
 
     def tagged(self, sentences: Sequence[Sentence], *, retag: bool = False
@@ -123,9 +123,16 @@ class Pipeline:
         trained on, each column's best; the written ones are a combination seen in
         training)."""
         sentences = list(sentences)
-        if self.tagger is not None and sentences and (retag or untagged(sentences, TAG_COLUMNS)):
+        if self.tagger is None or not sentences:
+            return sentences, sentences
+        bare = [k for k, s in enumerate(sentences) if retag or untagged([s], TAG_COLUMNS)]
+        if len(bare) == len(sentences):
             return self.tagger.tagged(sentences)
-        return sentences, sentences
+        read, written = list(sentences), list(sentences)
+        if bare:  # input that mixes tagged and untagged sentences: only the latter tagged
+            for k, r, w in zip(bare, *self.tagger.tagged([sentences[k] for k in bare])):
+                read[k], written[k] = r, w
+        return read, written
 
     def annotate(self, sentences: Sequence[Sentence], *, single_root: bool = True,
                  trace: bool = False, retag: bool = False) -> list[Sentence]:
