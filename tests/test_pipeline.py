@@ -146,6 +146,15 @@ def test_cli_train_tagger_and_pipeline_subset(tmp_path, capsys, monkeypatch):
                         "arc-eager", "--train", train_file, "-o", subset], capsys, monkeypatch)
     assert code == 0, err
     assert arcwise.load(subset).components == ("tokenizer", "tagger")
+    assert "only splits text at whitespace" not in err
+    # a treebank with a space after every token: the tokenizer can only learn whitespace
+    spaced = tmp_path / "spaced.conllu"
+    conllu.write(spaced, [conllu.from_tokens([(f, (f,), True) for f in s.form[1:]], str(k))
+                          for k, s in enumerate(sentences, 1)])
+    code, _, err = run(["train", "--pipeline", "--components", "tokenizer", "--system",
+                        "arc-eager", "--train", spaced, "-o", tmp_path / "spaced.arcwise"],
+                       capsys, monkeypatch)
+    assert code == 0 and "note: the training treebank has a space after every token" in err
     code, _, err = run(["train", "--pipeline", "--components", "tokenizer,lemmatizer",
                         "--system", "arc-eager", "--train", train_file, "-o", subset],
                        capsys, monkeypatch)

@@ -75,6 +75,9 @@ SECOND_PASS = "second_pass_"  # the prefix of the second pass's arrays in a mode
 MISSING = np.int64(-1)  # the character or class before the start, after the end
 DEFAULT_BUCKETS = 2**21
 MAX_CHARACTERS = 2**31 - 1
+WHITESPACE_ONLY = ("the training treebank has a space after every token inside a sentence "
+                   "(no SpaceAfter=No, no multiword token), so the tokenizer only splits text "
+                   "at whitespace; sentences it learns to split")
 # words: a sentence of raw text that has not ended by then is cut there (a run-on text would
 # otherwise make one sentence that graph-based decoders, cubic in its length, cannot afford)
 MAX_SENTENCE_WORDS = 1_000
@@ -837,6 +840,9 @@ class Tokenizer:
                                   None if dev_data is None else (*dev_data, None),
                                   progress=first_progress, **options)
         scores: dict[str, Any] = {"epochs": log}
+        if all(space and len(words) == 1 for tokens in tokenized
+               for _, words, space in tokens[:-1]):
+            scores["whitespace_only"] = True  # see `WHITESPACE_ONLY`
         second = None
         if stacked:
             first = jackknifed_first_pass(encoded, labels, folds, weights, **options)

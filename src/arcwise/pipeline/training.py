@@ -19,7 +19,7 @@ from arcwise.io.conllu import without_tags
 from arcwise.pipeline.pipeline import COMPONENTS, Pipeline
 from arcwise.pipeline.predicted_tags import DEFAULT_FOLDS, TAGS, with_predicted_tags
 from arcwise.models.kinds import train_tagger
-from arcwise.pipeline.tokenizer import Tokenizer
+from arcwise.pipeline.tokenizer import WHITESPACE_ONLY, Tokenizer
 from arcwise.stacking import folds_of
 
 ParserTrainer = Callable[[Sequence[Sentence], Sequence[Sentence] | None], tuple[Any, Any]]
@@ -75,6 +75,8 @@ def train_pipeline(train: Sequence[Sentence], dev: Sequence[Sentence] | None = N
         tokenizer = Tokenizer.train(train, dev, seed=seed, progress=epochs_of("tokenizer"),
                                     **(tokenizer_options or {}))
         log["tokenizer"] = tokenizer.scores
+        if tokenizer.scores.get("whitespace_only"):
+            say(f"tokenizer: note: {WHITESPACE_ONLY}")
     parser_train, parser_dev = train, dev
     if tags == "predicted":
         tagger, parser_train, parser_dev, log["parser_tags"] = with_predicted_tags(
