@@ -67,7 +67,8 @@ N_ATOMS = 13  # per word: see `atom_strings`
 FORM, LOWER, SHAPE, FLAGS, S1, S2, S3, S4, P1, P2, P3, CLUSTER, P4 = range(N_ATOMS)
 AMBIGUITY = N_ATOMS  # then the word's tag-dictionary atoms, one per column (version 2)
 FEATURES_VERSION = 1  # of a tagger trained without dev (see the module docstring)
-N_FEATURES = {1: 30, 2: 43}  # per version
+FEATURES_V1, FEATURES_V2 = 30, 43  # features of a word in each version (`word_features`)
+N_FEATURES = {1: FEATURES_V1, 2: FEATURES_V2}
 NO_LABEL_FEATURES = np.zeros(0, dtype=np.uint64)  # a tagger's classes have no labels
 MAX_WEIGHTS = 2**23  # per column's table: at most 32 MiB to tag with, 128 MiB to train
 MAX_BUCKETS = 2**20
@@ -251,7 +252,7 @@ def legal_combinations(combinations, column, i, tags, n_xpos, n_feats, legal):
 @njit(cache=True)
 def n_features(version):
     """N_FEATURES[version], in compiled code."""
-    return 30 if version < 2 else 43
+    return FEATURES_V1 if version < 2 else FEATURES_V2
 
 
 @njit(cache=True)
