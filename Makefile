@@ -25,7 +25,7 @@ experiment: $(STAMP)
 # After adding a transition system (its module, its oracle module and an entry in
 # arcwise.systems.REGISTRY): regenerate the compiled dispatch (ids.py, both dispatch.py).
 dispatch: $(STAMP)
-	$(PY) -m arcwise.systems.generate
+	$(PY) -m arcwise.dispatch.generate
 
 # The report's browser test needs Debian's Chromium and ChromeDriver; without
 # them (no apt-get, not root, offline) that test is skipped with its reason.

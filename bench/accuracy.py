@@ -85,7 +85,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> dict[str, list[dict]]:
     """Run (with --data) and report the grids; their finished results by grid name."""
-    from arcwise.errors import ArcwiseError
+    from arcwise.core.errors import ArcwiseError
     from arcwise.experiments import grid as grids_module
     from arcwise.experiments.run import finished, run_grid
 

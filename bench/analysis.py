@@ -68,10 +68,10 @@ PARSERS = {
 def train_one(treebank: str, train_path: str, parser_name: str, models: str) -> dict:
     """Train one parser of one treebank and save it; returns its timing record."""
     import arcwise
+    from arcwise.combination.stacking import train_guided
     from arcwise.graph.mst_parser import train_graph_parser
     from arcwise.io import read_treebank
-    from arcwise.stacking import train_guided
-    from arcwise.train import train
+    from arcwise.transition.train import train
 
     folder = Path(train_path).parent
     train_sentences = list(read_treebank(train_path))
@@ -79,7 +79,7 @@ def train_one(treebank: str, train_path: str, parser_name: str, models: str) -> 
     system, options, guide_name = PARSERS[parser_name]
     started = time.perf_counter()
     if guide_name is not None:
-        guide = arcwise.load(Path(models) / treebank / f"{guide_name}.arcwise")
+        guide = arcwise.load(Path(models) / treebank / f"{guide_name}.arcwise").parser
         model, _ = train_guided(system, train_sentences, dev, guide, folds=2, **options)
     elif system == "mst":
         model, _ = train_graph_parser(train_sentences, dev, **options)
@@ -166,7 +166,7 @@ def parse_tests(treebanks: dict[str, str], models: Path, outputs: Path) -> None:
             out = outputs / tb / f"{parser}.conllu"
             if out.exists():
                 continue
-            model = arcwise.load(models / tb / f"{parser}.arcwise")
+            model = arcwise.load(models / tb / f"{parser}.arcwise").parser
             traced = PARSERS[parser][0] != "mst"
             model.parse_file(test, out, **({"trace": True} if traced else {}))
 

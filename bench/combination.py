@@ -47,12 +47,12 @@ def trained(system: str, treebank: Path, models: Path, log) -> object:
     import arcwise
     from arcwise.graph.mst_parser import train_graph_parser
     from arcwise.io import read_treebank
-    from arcwise.train import train
+    from arcwise.transition.train import train
 
     path = models / f"{treebank.name}-{MODEL_NAMES[system]}.model"
     if path.exists():
         log(f"{system}: {path}")
-        return arcwise.load(path)
+        return arcwise.load(path).parser
     train_sentences = list(read_treebank(treebank / "train.conllu.gz"))
     dev_sentences = list(read_treebank(treebank / "dev.conllu.gz"))
     started = time.perf_counter()
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--report", action="store_true")
     args = ap.parse_args(argv)
 
-    from arcwise.combine import combine, estimate_upos_weights
+    from arcwise.combination.voting import combine, estimate_upos_weights
     from arcwise.eval.metrics import evaluate
     from arcwise.eval.significance import compare
     from arcwise.io import read_treebank

@@ -19,12 +19,12 @@ import numpy as np
 from numba import njit
 
 from arcwise import systems
+from arcwise.core.vocab import Vocabularies
 from arcwise.features.extract import extract
-from arcwise.features.words import batch_matrix
 from arcwise.features.templates import default_table
+from arcwise.features.words import batch_matrix
 from arcwise.io import read_treebank
 from arcwise.systems import ids
-from arcwise.vocab import Vocabularies
 
 DEFAULT = Path(__file__).resolve().parent.parent / "data" / "en_ewt" / "dev.conllu.gz"
 SYSTEMS = ",".join(

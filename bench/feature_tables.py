@@ -38,9 +38,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     import numba
 
     from arcwise.features import table_from_file
+    from arcwise.features.batch import Batch
     from arcwise.io import read_treebank
-    from arcwise.parse import Batch
-    from arcwise.train import score_parser, train
+    from arcwise.training.data import score_parser
+    from arcwise.transition.train import train
 
     train_sentences, dev, test = (list(read_treebank(p)) for p in (args.train, args.dev,
                                                                       args.test))

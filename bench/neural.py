@@ -5,7 +5,7 @@
         [--neural KEY=VALUE ...] [--max-train N] [--seed 1] [--json] [--report]
 
 Per configuration (SYSTEM:ORACLE[:BOUND] for a BiLSTM transition parser,
-`arcwise.train.train(..., model="bilstm")`; biaffine[:projective] for the
+`arcwise.transition.train.train(..., model="bilstm")`; biaffine[:projective] for the
 biaffine graph-based parser, `train_biaffine`): trains on the training
 split with dev selection, then parses the
 test split with the best epoch's model and prints test UAS/LAS (CoNLL 2018
@@ -49,10 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from arcwise.cli.train import parse_neural
-    from arcwise.errors import ArcwiseError
+    from arcwise.core.errors import ArcwiseError
     from arcwise.graph.biaffine_parser import train_biaffine
     from arcwise.io import read_treebank
-    from arcwise.train import score_parser, train
+    from arcwise.training.data import score_parser
+    from arcwise.transition.train import train
 
     try:
         neural = {"threads": args.threads, **parse_neural(args.neural, "biaffine"

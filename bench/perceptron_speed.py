@@ -1,4 +1,4 @@
-"""Speed and memory of the factored averaged perceptron (arcwise.models.perceptron).
+"""Speed and memory of the factored averaged perceptron (arcwise.learn.perceptron).
 
     .venv/bin/python bench/perceptron_speed.py [--features 50] [--label-features 50]
                                                 [--labels 49] [--configurations 200000]
@@ -20,8 +20,8 @@ import time
 import numpy as np
 from numba import njit
 
-from arcwise.models import perceptron as pc
-from arcwise.models.hashing import bucket, combine
+from arcwise.features.hashing import bucket, combine
+from arcwise.learn import perceptron as pc
 
 COVINGTON = (("shift", "no-arc", "left-arc", "right-arc"), (False, False, True, True))
 ARC_EAGER_BUFFER = (

@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> dict:
                     "with this revision's code, keeping its parser (see above)")
     args = ap.parse_args(argv)
     from arcwise.cli.train import checked_model, parse_tagger
-    from arcwise.errors import ArcwiseError
+    from arcwise.core.errors import ArcwiseError
 
     try:
         neural = checked_model(args.system, args.model, args.neural)

@@ -45,7 +45,7 @@ def trained(treebank: Path, path: Path) -> Path:
     """The model file at path, trained on the treebank's train split if missing."""
     if path.exists():
         return path
-    from arcwise.train import train
+    from arcwise.transition.train import train
 
     sentences = list(read_treebank(split(treebank, "train")))
     nlp, _ = train_pipeline(

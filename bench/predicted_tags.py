@@ -32,8 +32,7 @@ from pathlib import Path
 from arcwise.eval.metrics import evaluate
 from arcwise.experiments.raw_text import parser_trainer, without_tags
 from arcwise.io import read_treebank
-from arcwise.pipeline.predicted_tags import (tag_accuracy, with_errors_corrected,
-                                             with_gold_columns)
+from arcwise.pipeline.predicted_tags import tag_accuracy, with_errors_corrected, with_gold_columns
 from arcwise.pipeline.training import train_pipeline
 
 BENCH = Path(__file__).resolve().parent
@@ -64,7 +63,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     from arcwise.cli.train import parse_tagger
-    from arcwise.errors import ArcwiseError
+    from arcwise.core.errors import ArcwiseError
 
     try:
         tagger_options = parse_tagger(args.tagger)

@@ -13,8 +13,8 @@ import argparse
 import time
 from pathlib import Path
 
+from arcwise.core.vocab import Vocabularies
 from arcwise.io import read_treebank
-from arcwise.vocab import Vocabularies
 
 DEFAULT = Path(__file__).resolve().parent.parent / "data" / "en_ewt" / "train.conllu.gz"
 

@@ -62,7 +62,7 @@ def trained_model(sentences: int) -> Path:
     path = RUNS / f"arc-eager-{sentences}.arcwise"
     if not path.exists():
         from arcwise.io import conllu
-        from arcwise.train import train
+        from arcwise.transition.train import train
 
         RUNS.mkdir(parents=True, exist_ok=True)
         train_set = list(itertools.islice(conllu.read(DATA / "train.conllu.gz"), sentences))
@@ -334,6 +334,7 @@ RESULTS = ROOT / "bench" / "results" / "serve"
 def keep(result: dict) -> None:
     """Store this setting's result and rewrite the service section from every stored one."""
     import report
+
     from arcwise.io.atomic import atomic_write
 
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -73,9 +73,9 @@ def measure_system(system: str, train_path: str, test_path: str, epochs: int,
     import numba
 
     from arcwise.eval.metrics import evaluate
+    from arcwise.features.batch import Batch
     from arcwise.io import conllu, read_treebank
-    from arcwise.parse import Batch
-    from arcwise.train import train
+    from arcwise.transition.train import train
 
     oracle, bound = SYSTEMS[system]
     train_sentences = list(itertools.islice(read_treebank(train_path), limit))

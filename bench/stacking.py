@@ -10,7 +10,7 @@ bench/results/stacking/*.json, so a rerun resumes): the base MST parser
 (order 2, non-projective, 10 epochs, as `bench/mst_train.py`) and the base
 transition parser (dynamic oracle, 15 epochs, dev selection, as
 `bench/accuracy.py`); then MST guided by the transition parser and the
-transition parser guided by MST (`arcwise.stacking.train_guided`: the guide
+transition parser guided by MST (`arcwise.combination.stacking.train_guided`: the guide
 retrained on the other folds annotates each fold of train, the guide itself
 annotates dev and test).  Test LAS (gold tags, punctuation included) of the
 four, the differences with a paired bootstrap test (`arcwise.eval.significance`,
@@ -50,14 +50,14 @@ parsers 84.5 (best graph) and 86.9 (best arcs)."""
 
 def run_treebank(name: str, train_path: str, args: dict) -> dict:
     """Train the four parsers of one treebank and score them on its test split."""
-    from arcwise.combine import combine
+    from arcwise.combination.stacking import parsed, train_guided
+    from arcwise.combination.voting import combine
     from arcwise.eval.metrics import evaluate
     from arcwise.eval.significance import compare
     from arcwise.io import read_treebank
-    from arcwise.models import kinds
     from arcwise.io.conllu import with_tree
-    from arcwise.stacking import parsed, train_guided
-    from arcwise.train import train
+    from arcwise.models import kinds
+    from arcwise.transition.train import train
 
     folder = Path(train_path).parent
     train_sentences = list(read_treebank(train_path))[: args["max_train_sentences"]]
@@ -108,7 +108,7 @@ def run_treebank(name: str, train_path: str, args: dict) -> dict:
 def neural_options(pairs: list[str]) -> dict[str, dict]:
     """--neural KEY=VALUE as each neural model's options (threads=1 unless given)."""
     from arcwise.cli.train import parse_neural
-    from arcwise.errors import ArcwiseError
+    from arcwise.core.errors import ArcwiseError
 
     try:
         return {model: {"threads": 1, **parse_neural(pairs, model)}

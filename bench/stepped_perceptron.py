@@ -9,9 +9,9 @@ faster": this measures both on one thread, in one process, after a warm-up:
 
 - one training epoch (dynamic oracle, no exploration in the epoch timed, so that
   every path takes the same steps): fused `train_epoch`, and stepped with 1 and
-  more sentences per batch (`arcwise.train(..., stepped_batch=k)`);
+  more sentences per batch (`arcwise.transition.train(..., stepped_batch=k)`);
 - parsing the test split with the trained model: fused `parse_batch` and
-  `arcwise.stepped.parse` with the given sentences advancing together.
+  `arcwise.transition.stepped.parse` with the given sentences advancing together.
 
 Times are the best of --repeats, in CPU seconds of this process (other load on a
 shared machine disturbs them less than wall time) and wall seconds.
@@ -24,13 +24,13 @@ import json
 from pathlib import Path
 
 import numba
-
-from arcwise import stepped
-from arcwise.io import read_treebank
-from arcwise.models.perceptron_scorer import PerceptronScorer
-from arcwise.parse import Batch
-from arcwise.train import train
 from timing import best_of
+
+from arcwise.features.batch import Batch
+from arcwise.io import read_treebank
+from arcwise.transition import stepped
+from arcwise.transition.scorers.perceptron import PerceptronScorer
+from arcwise.transition.train import train
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
 

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--report", action="store_true")
     args = ap.parse_args(argv)
     from arcwise.cli.train import parse_tagger
-    from arcwise.errors import ArcwiseError
+    from arcwise.core.errors import ArcwiseError
     from arcwise.io import read_treebank
 
     sys.path.insert(0, str(BENCH))

@@ -31,8 +31,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
     import numba
 
+    from arcwise.features.batch import Batch
     from arcwise.io import read_treebank
-    from arcwise.parse import Batch, Parser
+    from arcwise.transition.parser import Parser
 
     numba.set_num_threads(1)
     test = list(read_treebank(args.test))

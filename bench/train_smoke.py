@@ -1,4 +1,4 @@
-"""Smoke benchmark of training and parsing on English-EWT (arcwise.train, arcwise.parse).
+"""Smoke benchmark of training and parsing on English-EWT (arcwise.transition.train, arcwise.transition.parser).
 
     .venv/bin/python bench/train_smoke.py [--epochs 1] [--system covington-nm]
                                           [--oracle dynamic] [--bound upper]
@@ -23,7 +23,8 @@ from pathlib import Path
 
 from arcwise.features import compile_table
 from arcwise.io import conllu
-from arcwise.train import score_parser, train
+from arcwise.training.data import score_parser
+from arcwise.transition.train import train
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
 

@@ -5,7 +5,7 @@
 
 Per system, a perceptron trained on --train (dynamic oracle; or loaded from
 --save-dir/SYSTEM.arcwise when a former run saved it there) parses the test split
-step by step with every sentence advancing together (`arcwise.stepped`, the
+step by step with every sentence advancing together (`arcwise.transition.stepped`, the
 perceptron as a Scorer), so each phase of a step runs over all configurations in
 one compiled call and is timed alone, in CPU seconds of this thread (one numba
 thread): which configurations still run, the legal classes, feature extraction
@@ -25,11 +25,12 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from arcwise import stepped, steps
+from arcwise.features.batch import Batch
 from arcwise.io import read_treebank
-from arcwise.models.perceptron_scorer import PerceptronScorer, extract_rows, score_rows
-from arcwise.parse import Batch, Parser
-from arcwise.train import train
+from arcwise.transition import stepped, steps
+from arcwise.transition.parser import Parser
+from arcwise.transition.scorers.perceptron import PerceptronScorer, extract_rows, score_rows
+from arcwise.transition.train import train
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
 PHASES = ("running", "legal", "features", "scoring", "apply")

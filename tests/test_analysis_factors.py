@@ -17,7 +17,7 @@ from hypothesis import strategies as hs
 
 from arcwise.analysis.factors import factor_results, label_confusions
 from arcwise.analysis.records import build_records
-from arcwise.errors import ArcwiseError, InputError
+from arcwise.core.errors import ArcwiseError, InputError
 from arcwise.eval.metrics import evaluate
 from arcwise.eval.significance import stratified_shuffle_ratios
 from arcwise.io import conllu

@@ -15,7 +15,7 @@ import pytest
 
 from arcwise.analysis.records import build_records, read_trace
 from arcwise.analysis.transitions import nonmonotonicity, precision_by_transition
-from arcwise.errors import InputError
+from arcwise.core.errors import InputError
 from arcwise.io import conllu
 
 DATA = Path(__file__).resolve().parent / "data" / "analysis"

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from arcwise import systems
+from arcwise.dispatch.walk import final_heads, follow_static_oracle
 from arcwise.oracles import arc_eager as oracle
-from arcwise.oracles.walk import final_heads, follow_static_oracle
 from arcwise.systems import arc_eager as ae
 from arcwise.systems import state as st
 from tests.reference import exhaustive

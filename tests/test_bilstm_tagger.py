@@ -1,4 +1,4 @@
-"""The BiLSTM tagger (`arcwise.pipeline.bilstm_tagger`) on a slice of English-EWT: it
+"""The BiLSTM tagger (`arcwise.pipeline.stages.bilstm_tagger`) on a slice of English-EWT: it
 learns, changes only the tag columns (and blank lemmas), is deterministic, travels in a
 pipeline model file (a bad array refused), jackknifes a parser's tags, and the command line
 trains it (`--tagger model=bilstm`) and refuses options it does not take."""
@@ -9,11 +9,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import arcwise  # noqa: E402
-from arcwise.errors import ArcwiseError  # noqa: E402
+from arcwise.core.errors import ArcwiseError  # noqa: E402
 from arcwise.io import conllu  # noqa: E402
 from arcwise.models.kinds import tagger_from_saved, train_tagger  # noqa: E402
-from arcwise.pipeline.bilstm_tagger import BiLSTMTagger  # noqa: E402
 from arcwise.pipeline.pipeline import Pipeline  # noqa: E402
+from arcwise.pipeline.stages.bilstm_tagger import BiLSTMTagger  # noqa: E402
 from arcwise.pipeline.training import train_pipeline  # noqa: E402
 from tests.cli_run import run  # noqa: E402
 from tests.ewt import NO_JIT, compiled_only, train_and_dev  # noqa: E402
@@ -87,7 +87,7 @@ def test_travels_in_a_pipeline_model_file_and_a_bad_array_is_refused(tagger, dat
 
 @compiled_only
 def test_jackknifes_the_parsers_tags(data):
-    from arcwise.train import train
+    from arcwise.transition.train import train
 
     train_sentences, dev = data
     nlp, log = train_pipeline(
@@ -134,7 +134,7 @@ def test_cli_trains_a_bilstm_tagger_and_refuses_what_it_does_not_take(tmp_path, 
 
 
 def test_a_small_treebank_gets_more_epochs():
-    from arcwise.pipeline.bilstm_tagger import MAX_EPOCHS, MIN_EPOCHS, UPDATES, auto_epochs
+    from arcwise.pipeline.stages.bilstm_tagger import MAX_EPOCHS, MIN_EPOCHS, UPDATES, auto_epochs
 
     assert auto_epochs(12544, 32) == 11  # English-EWT: 392 updates an epoch
     assert auto_epochs(2738, 32) == -(-UPDATES // 86)  # Swedish-LinES: 86 updates an epoch

@@ -7,8 +7,9 @@ import signal
 import pytest
 
 import arcwise
-from arcwise import interrupts
-from tests.tiny_model import SRC, arcwise as run, one_line
+from arcwise.core import interrupts
+from tests.tiny_model import SRC, one_line
+from tests.tiny_model import arcwise as run
 
 
 def test_version_option_and_command():
@@ -85,7 +86,7 @@ def test_the_demo_parses_raw_text(tmp_path, monkeypatch):
 
     from arcwise import demo
     from arcwise.io import conllu
-    from arcwise.train import train
+    from arcwise.transition.train import train
     from tests.ewt import train_and_dev
 
     train_sentences, dev = train_and_dev(120, 30)

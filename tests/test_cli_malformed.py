@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arcwise.io import conllu
-from arcwise.train import train
+from arcwise.transition.train import train
 from tests.cli_run import run
 from tests.ewt import DATA
 

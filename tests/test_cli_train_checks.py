@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import arcwise
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 from arcwise.io import conllu
-from arcwise.train import train
+from arcwise.transition.train import train
 from tests.cli_run import run
 from tests.ewt import DATA
 
@@ -109,7 +109,7 @@ def test_a_feature_table_file_replaces_the_default_table(small_train, tmp_path, 
     code, _, err = run(["train", "-s", "covington-nm", "--train", small_train, "-o", model,
                         "--epochs", "1", "--features", table], capsys, monkeypatch)
     assert code == 0, err
-    parser = arcwise.load(model)
+    parser = arcwise.load(model).parser
     assert (parser.table.n_features, parser.table.n_label_features) == (5, 4)
     assert parser.table.text == table.read_text()
     sentences = list(itertools.islice(conllu.read(small_train), 3))

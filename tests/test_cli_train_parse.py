@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from arcwise.io import conllu
-from arcwise.parse import Parser
+from arcwise.transition.parser import Parser
 from arcwise.trees.projectivity import is_projective, is_well_formed
 from arcwise.trees.pseudoprojective import LIFTED
 

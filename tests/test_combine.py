@@ -15,10 +15,16 @@ from hypothesis import strategies as hs
 from typer.testing import CliRunner
 
 from arcwise.cli import combine as combine_cli
-from arcwise.combine import (UposWeights, combine, estimate_upos_weights, oracle_arc,
-                             oracle_graph, vote)
-from arcwise.corpus import ROOT, Sentence
-from arcwise.errors import ArcwiseError
+from arcwise.combination.voting import (
+    UposWeights,
+    combine,
+    estimate_upos_weights,
+    oracle_arc,
+    oracle_graph,
+    vote,
+)
+from arcwise.core.corpus import ROOT, Sentence
+from arcwise.core.errors import ArcwiseError
 from arcwise.eval.metrics import evaluate
 from arcwise.io import conllu, read_treebank
 from tests.reference.random_trees import is_forest, trees

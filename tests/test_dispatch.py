@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from arcwise import systems
-from arcwise.oracles import dispatch as oracle_dispatch
-from arcwise.oracles.walk import final_heads, follow_static_oracle
-from arcwise.systems import dispatch as system_dispatch
+from arcwise.dispatch import oracles as oracle_dispatch
+from arcwise.dispatch import systems as system_dispatch
+from arcwise.dispatch.walk import final_heads, follow_static_oracle
 from arcwise.systems.base import GOLD_ARRAYS, pack_gold
 from tests.reference.random_trees import trees
 
@@ -44,14 +44,14 @@ SYSTEMS = {key: systems.get(name, **options) for key, (name, options) in zip(IDS
 
 def test_generated_dispatch_is_current():
     """ids.py and both dispatch.py files are what the registry generates now
-    (`python -m arcwise.systems.generate`, or `make dispatch`, rewrites them)."""
-    from arcwise.systems.generate import stale
+    (`python -m arcwise.dispatch.generate`, or `make dispatch`, rewrites them)."""
+    from arcwise.dispatch.generate import stale
 
     assert stale() == []
 
 
 def test_generated_dispatch_groups_shared_kernels_and_variants():
-    from arcwise.systems.generate import generated
+    from arcwise.dispatch.generate import generated
 
     texts = {path.name + path.parent.name: text for path, text in generated().items()}
     systems_text, oracles_text = texts["dispatch.pysystems"], texts["dispatch.pyoracles"]
@@ -65,8 +65,8 @@ def test_a_new_registry_entry_is_all_the_dispatch_needs():
     kernels are another's shares that system's branches."""
     import dataclasses
 
+    from arcwise.dispatch.generate import generated
     from arcwise.systems.base import Registry
-    from arcwise.systems.generate import generated
 
     entries = dict(systems.REGISTRY.entries)
     entries["arc-eager-copy"] = dataclasses.replace(entries["arc-eager"])
@@ -75,11 +75,11 @@ def test_a_new_registry_entry_is_all_the_dispatch_needs():
     assert '"arc-eager-copy": ARC_EAGER_COPY,' in texts["systems/ids.py"]
     assert "ARC_EAGER_COPY = 6" in texts["systems/ids.py"]
     assert ("if system == ARC_EAGER or system == ARC_EAGER_NM or system == ARC_EAGER_COPY:\n"
-            "        return arc_eager.initial(n, options)") in texts["systems/dispatch.py"]
+            "        return arc_eager.initial(n, options)") in texts["dispatch/systems.py"]
     assert "if system == ARC_EAGER_COPY:\n        return ARC_EAGER_COPY_ACTIONS" in \
-        texts["systems/dispatch.py"]
+        texts["dispatch/systems.py"]
     assert "system == ARC_EAGER or system == ARC_EAGER_COPY:\n        arc_eager.costs(" in \
-        texts["oracles/dispatch.py"]
+        texts["dispatch/oracles.py"]
 
 
 def test_pack_gold_gives_one_tuple_type():
@@ -169,7 +169,7 @@ def test_walk_follows_the_modules_static_oracle(key, gold):
 WALK_SCRIPT = """
 import numpy as np
 from arcwise.oracles import covington_nonmonotonic
-from arcwise.oracles.walk import follow_static_oracle
+from arcwise.dispatch.walk import follow_static_oracle
 from arcwise.systems import dispatch
 from arcwise.systems.ids import COVINGTON_NM
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from arcwise.corpus import ROOT, Sentence
-from arcwise.errors import InputError
+from arcwise.core.corpus import ROOT, Sentence
+from arcwise.core.errors import InputError
 from arcwise.eval.metrics import (
     CONLL18_CONTENT_DEPRELS,
     CONLL18_FUNCTIONAL_DEPRELS,

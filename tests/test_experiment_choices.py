@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 from arcwise.experiments import grid as grids
 from arcwise.experiments import report, tables
 from arcwise.experiments.cells import training_data_description

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 from arcwise.experiments import cells as cells_module
 from arcwise.experiments import grid as grids
 from arcwise.experiments import report, tables
@@ -101,13 +101,13 @@ def test_grid_errors_are_one_line_naming_the_file(tmp_path, change, message):
 
 
 def test_a_grid_may_leave_the_epochs_to_arcwise_train(tmp_path):
-    """epochs = "default": each cell trains `arcwise.trainer.default_epochs` (a neural
+    """epochs = "default": each cell trains `arcwise.training.epochs.default_epochs` (a neural
     parser's by its updates); its key and the report say so."""
     grid = grids.load(write_grid(tmp_path, GOOD.replace("epochs = 1", 'epochs = "default"')))
     assert grid.epochs is None
     cell = cells_module.Cell("en_ewt", "", "", "", grid.configurations[0], 1, grid.epochs)
     assert "__edefault__" in cell.key
-    assert "its default epochs (`arcwise.trainer.default_epochs`" in report.markdown(grid, [], 1)
+    assert "its default epochs (`arcwise.training.epochs.default_epochs`" in report.markdown(grid, [], 1)
 
 
 def test_missing_data_root_and_treebank_are_one_line_errors(tmp_path):
@@ -387,7 +387,7 @@ def test_a_malformed_treebank_fails_its_cells_with_file_and_line_and_exit_2(tmp_
 def test_input_errors_pickle_whole():
     import pickle
 
-    from arcwise.errors import InputError
+    from arcwise.core.errors import InputError
 
     error = pickle.loads(pickle.dumps(InputError("t.conllu", 7, "bad")))
     assert (error.path, error.line, error.message, str(error)) == ("t.conllu", 7, "bad",

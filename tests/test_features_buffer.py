@@ -8,6 +8,7 @@ import pytest
 
 from arcwise import systems
 from arcwise.features.extract import MISSING, extract, new_outputs
+from arcwise.features.hashing import combine, text_hash
 from arcwise.features.templates import (
     VARIANT_TABLE_FILES,
     compile_table,
@@ -16,7 +17,6 @@ from arcwise.features.templates import (
     table_files,
 )
 from arcwise.features.words import FORM, UPOS, WORD_COLUMNS
-from arcwise.models.hashing import combine, text_hash
 from arcwise.systems import ids
 
 BUFFER_FILE = "arc_eager_buffer.txt"
@@ -115,7 +115,7 @@ def test_buffer_templates_read_the_words_the_buffer_transitions_join():
 
 def test_models_keep_the_table_they_were_trained_with(tmp_path):
     import arcwise
-    from arcwise.train import train
+    from arcwise.transition.train import train
     from tests.ewt import train_and_dev
 
     sentences, _ = train_and_dev(10, 0)
@@ -126,6 +126,6 @@ def test_models_keep_the_table_they_were_trained_with(tmp_path):
                           variant_features=variant_features)
         path = tmp_path / f"m{variant_features}.arcwise"
         parser.save(path)
-        loaded = arcwise.load(path)
+        loaded = arcwise.load(path).parser
         assert loaded.table.text == expected
         assert loaded.hyperparameters["variant_features"] is variant_features

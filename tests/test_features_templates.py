@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from arcwise.errors import InputError
+from arcwise.core.errors import InputError
 from arcwise.features.templates import (
     MAX_VALUES,
     compile_table,
@@ -57,7 +57,7 @@ def paper_templates() -> list[str]:
 COVINGTON_ADDITIONS = [
     "L0.x", "R0.x", "L0.x + R0.x", "L0.m", "R0.m", "L0.pm + R0.p", "L0.p + R0.pm",
     "L0.ps_l + R0.p", "L0.ps_r + R0.p", "L0.p + R0.ps_l",
-    # rare and unknown words: lowercased form, suffix, shape (arcwise.vocab.form_signature)
+    # rare and unknown words: lowercased form, suffix, shape (arcwise.core.vocab.form_signature)
     "L0.lc", "L0.sf", "L0.sh", "L0.sfp", "R0.lc", "R0.sf", "R0.sh", "R0.sfp", "R1.sf",
     "L0.sf + R0.sf", "L0.p + R0.sf", "L0.sf + R0.p",
     # surrounding PoS of the arc: the inner neighbours IL = L0 + 1, IR = R0 - 1
@@ -182,7 +182,7 @@ def test_bad_lines_name_file_and_line(text, line, message):
 def test_model_metadata_round_trip():
     import json
 
-    from arcwise.errors import ArcwiseError
+    from arcwise.core.errors import ArcwiseError
     from arcwise.features import FeatureTable
 
     table = default_table("two-planar")

@@ -6,7 +6,7 @@ files keep the guidance; unguided features are those of the plain parser."""
 import numpy as np
 import pytest
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 from arcwise.eval.metrics import evaluate
 from arcwise.graph import arc_features as af
 from arcwise.graph.mst_parser import GraphParser, train_graph_parser
@@ -55,7 +55,7 @@ def test_guide_features_are_added_only_to_guided_sentences(data):
 
 
 def _empty_model(sentences):
-    from arcwise.vocab import Vocabularies
+    from arcwise.core.vocab import Vocabularies
 
     labels = sorted({r for s in sentences for r in s.deprel[1:]})
     return (Vocabularies.build(sentences), labels, np.zeros(2**18, np.float32),

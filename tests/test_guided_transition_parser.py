@@ -8,13 +8,13 @@ import dataclasses
 import numpy as np
 import pytest
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
+from arcwise.eval.metrics import evaluate
 from arcwise.features import default_table
 from arcwise.io import conllu
 from arcwise.io.conllu import with_tree
-from arcwise.eval.metrics import evaluate
-from arcwise.parse import Parser
-from arcwise.train import train
+from arcwise.transition.parser import Parser
+from arcwise.transition.train import train
 from tests.ewt import NO_JIT, train_and_dev
 
 N_TRAIN, N_DEV, EPOCHS = (6, 4, 1) if NO_JIT else (300, 200, 2)

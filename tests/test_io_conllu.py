@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arcwise.corpus import ROOT, Sentence
-from arcwise.errors import ArcwiseError, InputError
+from arcwise.core.corpus import ROOT, Sentence
+from arcwise.core.errors import ArcwiseError, InputError
 from arcwise.io import conllu, read_treebank
 from arcwise.io.atomic import atomic_write
 

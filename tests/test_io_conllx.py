@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from arcwise.corpus import ROOT
-from arcwise.errors import ArcwiseError, InputError
+from arcwise.core.corpus import ROOT
+from arcwise.core.errors import ArcwiseError, InputError
 from arcwise.io import conllu, conllx, convert, format_of, read_treebank
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 from arcwise.io import conllu
 from arcwise.pipeline.lemmatizer import Lemmatizer, apply_rule, edit_rule
-from arcwise.pipeline.tagger import Tagger
+from arcwise.pipeline.stages.tagger import Tagger
 
 ROOT = Path(__file__).resolve().parents[1]
 EWT = ROOT / "data" / "en_ewt"

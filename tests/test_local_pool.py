@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from arcwise.interrupts import SIGNALS
-from arcwise.local_pool import local_pool, submitted
+from arcwise.core.interrupts import SIGNALS
+from arcwise.core.local_pool import local_pool, submitted
 
 
 def test_workers_ignore_the_signals_the_main_process_handles():

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
+from arcwise.learn import perceptron as pc
 from arcwise.models import modelfile
-from arcwise.models import perceptron as pc
 
 META = {
     "system": "covington-nm",

@@ -5,10 +5,10 @@ import pytest
 
 from arcwise.eval.metrics import evaluate
 from arcwise.graph import arc_features as af
+from arcwise.graph.arc_labeler import best_label, train_labeler
 from arcwise.graph.mst_parser import GraphParser, _difference, train_graph_parser, tree_buckets
 from arcwise.io import read_treebank
 from arcwise.io.conllu import with_tree
-from arcwise.models.arc_labeler import best_label, train_labeler
 from tests.ewt import NO_JIT, compiled_only  # NO_JIT: pure Python, fewer sentences
 from tests.reference.trees_bruteforce import is_well_formed
 
@@ -46,7 +46,7 @@ def test_tree_buckets_order_two_adds_sibling_parts(sentences):
 
 
 def _empty_model(sentences):
-    from arcwise.vocab import Vocabularies
+    from arcwise.core.vocab import Vocabularies
 
     labels = sorted({r for s in sentences for r in s.deprel[1:]})
     return (Vocabularies.build(sentences), labels, np.zeros(2**16, np.float32),
@@ -100,7 +100,7 @@ def test_single_root(sentences):
 
 
 def test_labeler_gradient_matches_finite_differences():
-    from arcwise.models.arc_labeler import feature_matrix, negative_log_posterior
+    from arcwise.graph.arc_labeler import feature_matrix, negative_log_posterior
 
     rng = np.random.default_rng(1)
     indptr = np.arange(0, 31, 3)
@@ -120,7 +120,7 @@ def test_labeler_gradient_matches_finite_differences():
 
 
 def test_labeler_frequency_cutoff_drops_rare_buckets():
-    from arcwise.models.arc_labeler import feature_matrix
+    from arcwise.graph.arc_labeler import feature_matrix
 
     x, used = feature_matrix(np.array([0, 2, 4, 5]), np.array([1, 2, 1, 3, 1]), 8, min_count=2)
     assert used.tolist() == [1] and x.toarray().ravel().tolist() == [1, 1, 1]

@@ -1,4 +1,4 @@
-"""The stepped seam (`arcwise.steps`, `arcwise.stepped`) and the BiLSTM scorer.
+"""The stepped seam (`arcwise.transition.steps`, `arcwise.transition.stepped`) and the BiLSTM scorer.
 
 - Batched steps agree with the one-configuration kernels: the legal classes are
   the kernel's, and following the oracle step's target from the initial
@@ -23,15 +23,20 @@ from hypothesis import strategies as hs
 torch = pytest.importorskip("torch")
 
 import arcwise  # noqa: E402
-from arcwise import steps, systems  # noqa: E402
-from arcwise.errors import ArcwiseError  # noqa: E402
+from arcwise import systems  # noqa: E402
+from arcwise.core.errors import ArcwiseError  # noqa: E402
+from arcwise.learn import perceptron as pc  # noqa: E402
 from arcwise.models import modelfile  # noqa: E402
-from arcwise.models import perceptron as pc  # noqa: E402
-from arcwise.stepped import ScorerParser, Stepper  # noqa: E402
-from arcwise.systems.base import flat_gold  # noqa: E402
-from arcwise.train import score_parser, train  # noqa: E402
 from arcwise.systems import state as st  # noqa: E402
-from arcwise.systems.base import Configuration  # noqa: E402
+from arcwise.systems.base import (
+    Configuration,  # noqa: E402
+    flat_gold,  # noqa: E402
+)
+from arcwise.training.data import score_parser
+from arcwise.transition import steps
+from arcwise.transition.parser import ScorerParser
+from arcwise.transition.stepped import Stepper  # noqa: E402
+from arcwise.transition.train import train  # noqa: E402
 from arcwise.trees.projectivity import is_well_formed  # noqa: E402
 from tests.ewt import NO_JIT, train_and_dev  # noqa: E402
 from tests.reference.random_trees import examples, trees  # noqa: E402
@@ -120,7 +125,7 @@ def test_bilstm_trains_parses_saves_and_loads(name, oracle, data, tmp_path):
         assert sum(h == 0 for h in head[1:]) == 1
     path = tmp_path / "m.arcwise"
     parser.save(path)
-    loaded = arcwise.load(path)
+    loaded = arcwise.load(path).parser
     assert isinstance(loaded, ScorerParser) and loaded.system == name
     for (h1, d1), (h2, d2) in zip(trees_before, loaded.parse(data[1])):
         assert list(h1) == list(h2) and d1 == d2
@@ -130,7 +135,7 @@ def test_the_batch_loss_is_the_hinge_of_every_learned_configuration(data):
     """`learn` keeps configurations, `update` scores them again in one go: its loss is the
     sum over them of max(0, 1 - best right score + best wrong score) over every scored
     configuration, rows without a right or a wrong class adding nothing but their count."""
-    from arcwise.parse import Batch
+    from arcwise.features.batch import Batch
 
     parser = tiny_train("arc-eager", data)[0]
     scorer, batch = parser.scorer, Batch(data[1][:3], parser.vocabularies)
@@ -230,7 +235,7 @@ def test_biaffine_trains_decodes_one_root_trees_saves_and_loads(data, tmp_path):
                 assert is_projective(head)
         path = tmp_path / f"{decoder}.arcwise"
         parser.save(path)
-        loaded = arcwise.load(path)
+        loaded = arcwise.load(path).parser
         assert isinstance(loaded, BiaffineParser) and loaded.decoder == decoder
         assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
                    for a, b in zip(trees, loaded.parse(data[1])))
@@ -263,7 +268,7 @@ def test_cli_trains_a_biaffine_parser_and_refuses_linear_options(tmp_path):
                    "--epochs", "1", "--guide", model, "--guide-folds", "2", "-o", stacked, *sizes)
     assert done.returncode == 0, done.stderr
     assert "fold 2/2" in done.stderr
-    loaded = arcwise.load(stacked)
+    loaded = arcwise.load(stacked).parser
     assert loaded.guided_model.kind == "biaffine" and loaded.guide.kind == "biaffine"
     parsed = run_cli("parse", "-m", stacked, treebank)
     assert parsed.returncode == 0 and parsed.stdout.count("\n\n") == len(sentences)
@@ -288,7 +293,7 @@ def test_bilstm_trace_records_the_transitions(data):
 def test_a_bilstm_guide_is_jackknifed_and_travels_in_the_guided_model(data, tmp_path):
     """Stacking with a neural guide: the guide is retrained on the other folds with its own
     options, and the guided model file carries it back whole."""
-    from arcwise.stacking import GuidedParser, retrain, train_guided
+    from arcwise.combination.stacking import GuidedParser, retrain, train_guided
 
     guide, _ = tiny_train("arc-hybrid", data)
     again = retrain(guide, data[0])
@@ -298,7 +303,7 @@ def test_a_bilstm_guide_is_jackknifed_and_travels_in_the_guided_model(data, tmp_
                              transition_buckets=2**12, label_buckets=2**10)
     path = tmp_path / "guided.arcwise"
     guided.save(path)
-    loaded = arcwise.load(path)
+    loaded = arcwise.load(path).parser
     assert isinstance(loaded, GuidedParser) and isinstance(loaded.guide, ScorerParser)
     assert [list(h) for h, _ in loaded.parse(data[1])] == [list(h) for h, _ in guided.parse(data[1])]
 
@@ -320,7 +325,8 @@ def test_precomputed_first_layers_equal_the_concatenated_mlps():
     BiLSTM vectors of the bases, up to float rounding."""
     import torch
 
-    from arcwise.models.bilstm import Network, Sizes
+    from arcwise.learn.neural import Sizes
+    from arcwise.transition.scorers.bilstm import Network
 
     torch.manual_seed(0)
     sizes = Sizes(word=8, suffix=4, shape=4, tag=4, lstm=6, layers=1, hidden=7)
@@ -342,7 +348,7 @@ def test_the_encoder_packs_words_as_pack_padded_sequence_does(lengths, seed):
     import torch
     from torch import nn
 
-    from arcwise.models.bilstm import EncoderInputs, packed
+    from arcwise.learn.neural import EncoderInputs, packed
 
     torch.manual_seed(seed)
     sizes = np.array(lengths)
@@ -365,7 +371,7 @@ def test_the_encoder_packs_words_as_pack_padded_sequence_does(lengths, seed):
 def test_the_learning_rate_decays_as_dozat_and_manning():
     """rate * decay ** (updates / decay_updates) after each update; none by default; a decay
     out of (0, 1] is refused."""
-    from arcwise.models.bilstm import Sizes, decayed
+    from arcwise.learn.neural import Sizes, decayed
 
     weight = torch.nn.Parameter(torch.zeros(2))
     optimizer = torch.optim.Adam([weight], lr=0.01)
@@ -403,7 +409,7 @@ def test_cli_refuses_a_decay_out_of_range(tmp_path):
 
 
 def test_dropout_is_applied_in_training_only_and_recorded(data, tmp_path):
-    from arcwise.models.bilstm import Sizes
+    from arcwise.learn.neural import Sizes
 
     with pytest.raises(ValueError, match="dropout 1.0"):
         Sizes(dropout=1.0)
@@ -418,7 +424,7 @@ def test_dropout_is_applied_in_training_only_and_recorded(data, tmp_path):
     assert not parser.scorer.network.training  # parsing runs without dropout: repeatable
     assert same(parser.parse(data[1]), trees)
     parser.save(tmp_path / "m.arcwise")
-    loaded = arcwise.load(tmp_path / "m.arcwise")
+    loaded = arcwise.load(tmp_path / "m.arcwise").parser
     assert loaded.scorer.sizes.dropout == 0.5 and same(loaded.parse(data[1]), trees)
     # a different rate trains a different model from the same seed
     other, _ = tiny_train("arc-eager", data)
@@ -429,7 +435,7 @@ def test_dropout_is_applied_in_training_only_and_recorded(data, tmp_path):
 def test_character_vectors_tell_unknown_words_apart_and_travel_in_the_model_file(data,
                                                                                  tmp_path):
     from arcwise.graph.biaffine_parser import train_biaffine
-    from arcwise.models.bilstm import MAX_CHARS, CharEncoder, Sizes, char_vocabulary
+    from arcwise.learn.neural import MAX_CHARS, CharEncoder, Sizes, char_vocabulary
 
     with pytest.raises(ValueError, match="chars -1"):
         Sizes(chars=-1)
@@ -451,7 +457,7 @@ def test_character_vectors_tell_unknown_words_apart_and_travel_in_the_model_file
         c for s in data[0] for f in s.form for c in f}
     trees = parser.parse(data[1])
     parser.save(tmp_path / "m.arcwise")
-    loaded = arcwise.load(tmp_path / "m.arcwise")
+    loaded = arcwise.load(tmp_path / "m.arcwise").parser
     assert loaded.scorer.network.encoder.chars_vocabulary == \
         parser.scorer.network.encoder.chars_vocabulary
     assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
@@ -468,9 +474,9 @@ def check_stacking(parser, plain, dev, tmp_path, accuracy: bool = True):
     """A guided model (trained on gold guide trees) and an unguided one: the guided one
     needs guide trees, the unguided refuses them; the guided one follows its guide
     (accuracy); both travel in one model file and parse the same after loading."""
+    from arcwise.combination.stacking import GuidedParser
     from arcwise.eval.metrics import evaluate
     from arcwise.io.conllu import with_tree
-    from arcwise.stacking import GuidedParser
     from tests.test_guided_transition_parser import shifted
 
     assert parser.guided and not plain.guided
@@ -490,7 +496,7 @@ def check_stacking(parser, plain, dev, tmp_path, accuracy: bool = True):
     assert list(head) == list(parser.parse(dev[:2], guide=dev[:2])[0][0])
     both = GuidedParser(plain, parser, folds=2)
     both.save(tmp_path / "stacked.arcwise")
-    loaded = arcwise.load(tmp_path / "stacked.arcwise")
+    loaded = arcwise.load(tmp_path / "stacked.arcwise").parser
     assert loaded.guided_model.guided and not loaded.guide.guided
     assert all(list(a[0]) == list(b[0]) and a[1] == b[1]
                for a, b in zip(both.parse(dev), loaded.parse(dev)))

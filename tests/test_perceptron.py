@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arcwise import systems
-from arcwise.errors import ArcwiseError
-from arcwise.models import perceptron as pc
-from arcwise.models.hashing import bucket, combine, mix, text_hash
+from arcwise.core.errors import ArcwiseError
+from arcwise.features.hashing import bucket, combine, mix, text_hash
+from arcwise.learn import perceptron as pc
 
 COVINGTON = (("shift", "no-arc", "left-arc", "right-arc"), (False, False, True, True))
 MASK64 = 2**64 - 1
@@ -35,7 +35,7 @@ def reference_combine(h: int, x: int) -> int:
 
 HASH_PROGRAM = """
 import numpy as np
-from arcwise.models.hashing import bucket, combine, mix, text_hash
+from arcwise.features.hashing import bucket, combine, mix, text_hash
 print(int(mix(1)), int(combine(0, 0)), int(combine(np.uint64(123), np.int64(-1))),
       int(combine(combine(0, 3), 7)), int(bucket(combine(0, 5), 1024)),
       int(bucket(np.int64(-3), 8)), int(text_hash("the")), hash("the") % 2)

@@ -1,6 +1,6 @@
-"""The averaged perceptron as a stepped Scorer (`arcwise.models.perceptron_scorer`).
+"""The averaged perceptron as a stepped Scorer (`arcwise.transition.scorers.perceptron`).
 
-- Parsing step by step (`arcwise.stepped.parse`, any number of sentences advancing
+- Parsing step by step (`arcwise.transition.stepped.parse`, any number of sentences advancing
   together) gives the fused compiled parser's trees and traces, for every system.
 - Training step by step, one sentence per batch, gives the fused epoch's weights
   (static oracle, and dynamic before exploration); with several sentences per batch
@@ -13,10 +13,12 @@ import sys
 import numpy as np
 import pytest
 
-from arcwise import stepped
-from arcwise.models.perceptron_scorer import PerceptronScorer
-from arcwise.parse import Batch, Parser
-from arcwise.train import score_parser, train
+from arcwise.features.batch import Batch
+from arcwise.training.data import score_parser
+from arcwise.transition import stepped
+from arcwise.transition.parser import Parser
+from arcwise.transition.scorers.perceptron import PerceptronScorer
+from arcwise.transition.train import train
 from arcwise.trees.projectivity import is_well_formed
 from tests.ewt import NO_JIT, compiled_only, train_and_dev
 
@@ -99,7 +101,7 @@ import sys
 sys.modules["torch"] = None  # any import of torch fails
 sys.path.insert(0, {str(tmp_path)!r})
 from tests.ewt import train_and_dev
-from arcwise.train import train
+from arcwise.transition.train import train
 tr, dev = train_and_dev(8, 3)
 parser, _ = train("arc-hybrid", tr, oracle="static", epochs=1, stepped_batch=4,
                   transition_buckets=2**12, label_buckets=2**10)

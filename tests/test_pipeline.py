@@ -15,9 +15,9 @@ import pytest
 import arcwise
 from arcwise.io import conllu
 from arcwise.pipeline.pipeline import Pipeline
-from arcwise.pipeline.tagger import Tagger
-from arcwise.pipeline.tokenizer import Tokenizer, training_text
-from arcwise.train import train
+from arcwise.pipeline.stages.tagger import Tagger
+from arcwise.pipeline.stages.tokenizer import Tokenizer, training_text
+from arcwise.transition.train import train
 from tests.cli_run import run
 from tests.ewt import DATA, NO_JIT, train_and_dev
 from tests.test_untagged_input import blanked

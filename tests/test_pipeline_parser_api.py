@@ -1,24 +1,25 @@
-"""`arcwise.load` of a plain parser model file gives the pipeline's text API (a parser is a
-one-stage pipeline): nlp(words), nlp("words separated by spaces"), nlp.pipe, the same
-`Document` -- while Parser.parse and parse_file stay as they were; raw text that needs a
+"""`arcwise.load` of a plain parser model file gives a one-stage pipeline: nlp(words),
+nlp("words separated by spaces"), nlp.pipe, the same `Document` -- while the parser's
+parse and parse_file stay as they were (nlp.parse is the parser's); raw text that needs a
 tokenizer, and bare words to a parser trained with tags, stop with the remedy named."""
 
 import pytest
 
 import arcwise
-from arcwise.errors import ArcwiseError
-from arcwise.parse import Parser
+from arcwise.combination.stacking import GuidedParser
+from arcwise.core.errors import ArcwiseError
+from arcwise.graph.mst_parser import GraphParser
 from arcwise.pipeline.document import Document
 from arcwise.pipeline.pipeline import Pipeline, whitespace_words
-from arcwise.stacking import GuidedParser
-from arcwise.graph.mst_parser import GraphParser
+from arcwise.transition.parser import Parser
 from tests.tiny_model import tiny_model, untagged_tiny_model  # noqa: F401  (fixtures)
 
 
 def test_a_parser_file_takes_text(untagged_tiny_model):
     path, _ = untagged_tiny_model
     nlp = arcwise.load(path)
-    assert isinstance(nlp, Parser)  # the parser's own API stays
+    assert isinstance(nlp, Pipeline) and nlp.components == ("parser",)
+    assert isinstance(nlp.parser, Parser)  # the parser itself, whose own API stays
     doc = nlp(["The", "dog", "barks", "."])
     assert isinstance(doc, Document) and [w.form for w in doc.words] == ["The", "dog", "barks", "."]
     assert sum(w.head == 0 for w in doc.words) == 1 and all(w.deprel != "_" for w in doc.words)
@@ -27,7 +28,11 @@ def test_a_parser_file_takes_text(untagged_tiny_model):
     assert [w.deprel for w in doc.words] == list(deprel[1:])
     two = nlp("The dog barks .\n\nCats sleep")
     assert [[w.form for w in s] for s in two] == [["The", "dog", "barks", "."], ["Cats", "sleep"]]
-    assert two.to_json() == Pipeline(parser=nlp)("The dog barks .\nCats sleep").to_json()
+    assert two.to_json() == Pipeline(parser=nlp.parser)("The dog barks .\nCats sleep").to_json()
+    sentences = two.sentences
+    words = [s.sentence for s in sentences]
+    assert [(list(h), list(d)) for h, d in nlp.parse(words)] == [
+        (list(h), list(d)) for h, d in nlp.parser.parse(words)]
     texts = ["A b c", ["Dogs", "bark"], "One .\nTwo ."]
     assert [d.to_conllu() for d in nlp.pipe(texts, batch_size=2)] == [
         nlp(t).to_conllu() for t in texts]
@@ -56,6 +61,9 @@ def test_bare_words_to_a_tagged_parser_name_the_remedy(tiny_model):
         nlp(["The", "dog", "barks", "."])
 
 
-def test_every_parser_class_has_the_text_api():
+def test_every_parser_class_is_a_pipeline_stage_not_a_pipeline():
+    """The text API is the pipeline's alone: no parser class inherits from the pipeline
+    layer (the import-linter contract checks the imports), and `Pipeline.of` wraps any."""
     for cls in (Parser, GraphParser, GuidedParser):
-        assert callable(getattr(cls, "__call__")) and callable(getattr(cls, "pipe"))
+        assert not issubclass(cls, Pipeline) and not hasattr(cls, "pipe")
+        assert callable(getattr(cls, "parse")) and callable(getattr(cls, "parse_file"))

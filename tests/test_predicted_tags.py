@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import arcwise
+from arcwise.combination.stacking import folds_of
 from arcwise.io import conllu
 from arcwise.models.kinds import train_tagger as train_tagger_of_model
 from arcwise.pipeline.predicted_tags import (
@@ -18,10 +19,9 @@ from arcwise.pipeline.predicted_tags import (
     with_errors_corrected,
     with_gold_columns,
 )
-from arcwise.pipeline.tagger import Tagger
+from arcwise.pipeline.stages.tagger import Tagger
 from arcwise.pipeline.training import train_pipeline
-from arcwise.stacking import folds_of
-from arcwise.train import train
+from arcwise.transition.train import train
 from tests.cli_run import run
 from tests.ewt import NO_JIT, train_and_dev
 from tests.test_untagged_input import blanked
@@ -160,7 +160,7 @@ def test_with_errors_corrected_mends_about_that_fraction_of_the_errors(data):
 
 def test_predicted_tags_need_a_tagger_and_a_parser(data):
     sentences, _ = data
-    with pytest.raises(arcwise.errors.ArcwiseError, match="predicted tags"):
+    with pytest.raises(arcwise.core.errors.ArcwiseError, match="predicted tags"):
         train_pipeline(sentences, None, ("tokenizer", "parser"), tags="predicted",
                        train_parser=lambda s, d: None)
 
@@ -219,7 +219,7 @@ def test_a_parser_trained_without_tags_reads_words_only(data, tmp_path, capsys, 
     code, _, err = run(["train", "-s", "arc-eager", "--train", train_file, "-o", model,
                         "--epochs", "1", "--tags", "none"], capsys, monkeypatch)
     assert code == 0, err
-    parser = arcwise.load(model)
+    parser = arcwise.load(model).parser
     assert parser.parse([blanked(s) for s in dev]) is not None  # untagged input: not refused
     assert [(h.tolist(), d) for h, d in parser.parse(dev)] == [
         (h.tolist(), d) for h, d in parser.parse([blanked(s) for s in dev])]

@@ -197,7 +197,7 @@ def test_a_rerun_can_train_the_tokenizer_again_and_keep_the_rest(tmp_path, kept_
     report says so."""
     import arcwise
     from arcwise.io import read_treebank
-    from arcwise.pipeline.tokenizer import Tokenizer
+    from arcwise.pipeline.stages.tokenizer import Tokenizer
 
     bench, sections = kept_bench
     args = ["--treebank", str(tmp_path), "--workdir", str(tmp_path / "work"), "--no-udpipe",
@@ -235,7 +235,7 @@ def test_the_bench_jackknifes_with_a_bilstm_tagger_in_two_processes(tmp_path, ke
     BiLSTM with those options, the folds' taggers train in two processes, and the result is
     kept under its own name, its tagger named in the section."""
     import arcwise
-    from arcwise.pipeline.bilstm_tagger import BiLSTMTagger
+    from arcwise.pipeline.stages.bilstm_tagger import BiLSTMTagger
 
     bench, sections = kept_bench
     with pytest.raises(SystemExit, match="unknown option for a perceptron tagger"):

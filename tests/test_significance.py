@@ -15,7 +15,7 @@ from hypothesis import strategies as hs
 from typer.testing import CliRunner
 
 from arcwise.cli import compare as compare_cli
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 from arcwise.eval.metrics import evaluate, sentence_counts
 from arcwise.eval.significance import compare, paired_bootstrap, stratified_shuffle
 from arcwise.io import read_treebank

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 from arcwise.io.atomic import atomic_write
 from tests.tiny_model import arcwise, one_line, tiny_model  # noqa: F401 -- a fixture
 

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 import arcwise
-from arcwise import stacking
-from arcwise.errors import ArcwiseError
+from arcwise.combination import stacking
+from arcwise.combination.stacking import GuidedParser, folds_of, jackknife, train_guided
+from arcwise.core.errors import ArcwiseError
 from arcwise.graph.mst_parser import GraphParser, train_graph_parser
 from arcwise.io import conllu
-from arcwise.parse import Parser
-from arcwise.stacking import GuidedParser, folds_of, jackknife, train_guided
-from arcwise.train import train
+from arcwise.transition.parser import Parser
+from arcwise.transition.train import train
 from tests.ewt import DATA, NO_JIT, train_and_dev
 
 N_TRAIN, N_DEV = (8, 4) if NO_JIT else (60, 30)
@@ -87,7 +87,7 @@ def test_guided_parser_round_trips_through_one_model_file(guided_system, guide_n
     assert len(trees) == len(data[1])
     path = tmp_path / "guided.model"
     parser.save(path)
-    loaded = arcwise.load(path)
+    loaded = arcwise.load(path).parser
     assert isinstance(loaded, GuidedParser)
     assert type(loaded.guide) is type(guide)
     assert type(loaded.guided_model) is (GraphParser if guided_system == "mst" else Parser)
@@ -107,7 +107,7 @@ def test_a_guided_model_cannot_guide_and_plain_files_are_not_guided(arc_eager, d
     arc_eager.save(path)
     with pytest.raises(ArcwiseError, match="not a guided model"):
         GuidedParser.load(path)
-    assert isinstance(arcwise.load(path), Parser)
+    assert isinstance(arcwise.load(path).parser, Parser)
 
 
 @pytest.mark.end_to_end
@@ -126,7 +126,7 @@ def test_command_line_trains_a_guided_mst_and_parses_with_it(tmp_path):
                       "--guide-folds", "3")
     assert run.returncode == 0, run.stderr
     assert run.stderr.count("annotated by a guide retrained on the other folds") == 3
-    loaded = arcwise.load(guided)
+    loaded = arcwise.load(guided).parser
     assert isinstance(loaded, GuidedParser) and loaded.folds == 3
     run = run_arcwise("parse", "-m", guided, dev_file)
     assert run.returncode == 0, run.stderr

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from arcwise.corpus import from_words
-from arcwise.errors import ArcwiseError
+from arcwise.core.corpus import from_words
+from arcwise.core.errors import ArcwiseError
+from arcwise.features.hashing import combine, text_hash
 from arcwise.io import conllu
-from arcwise.models.hashing import combine, text_hash
-from arcwise.pipeline.tagger import (
+from arcwise.pipeline.stages.tagger import (
     N_ATOMS,
     PAD,
     Atoms,

@@ -1,4 +1,4 @@
-"""The compiled BLAKE2b of `arcwise.models.hashing.text_hashes` gives hashlib's digests
+"""The compiled BLAKE2b of `arcwise.features.hashing.text_hashes` gives hashlib's digests
 (`text_hash`) for every kind of string: empty, ASCII, 2-, 3- and 4-byte UTF-8 characters,
 and lengths around the 128-byte block."""
 
@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 
-from arcwise.models.hashing import blake2b_64, text_hash, text_hashes
+from arcwise.features.hashing import blake2b_64, text_hash, text_hashes
 
 
 def strings() -> list[str]:

@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from arcwise.errors import ArcwiseError, InputError
+from arcwise.core.errors import ArcwiseError, InputError
 from arcwise.io import conllu
 from arcwise.pipeline import web_addresses
-from arcwise.pipeline.tokenizer import (
+from arcwise.pipeline.stages.tokenizer import (
     NONE,
     SENTENCE,
-    TOKEN,
     SPACE,
+    TOKEN,
     EncodedText,
     MultiwordSplits,
     Tokenizer,
@@ -27,8 +27,8 @@ from arcwise.pipeline.tokenizer import (
     first_pass_pieces,
     jackknifed_first_pass,
     paragraph_context,
-    train_pass,
     sentence_tokens,
+    train_pass,
     training_text,
 )
 from tests.ewt import DATA, NO_JIT
@@ -194,7 +194,7 @@ def test_text_is_read_composed(tokenizer, tmp_path):
 def test_a_run_on_sentence_is_cut_at_max_sentence_words(tokenizer, monkeypatch):
     """Raw text that never ends a sentence is cut every MAX_SENTENCE_WORDS words (words of
     multiword tokens counted), every token kept; a presegmented line is left whole."""
-    from arcwise.pipeline import tokenizer as module
+    from arcwise.pipeline.stages import tokenizer as module
 
     monkeypatch.setattr(module, "MAX_SENTENCE_WORDS", 7)
     text = " ".join(["and", "we", "don't", "stop"] * 6)

@@ -13,14 +13,16 @@ from hypothesis import given
 from hypothesis import strategies as stg
 
 from arcwise import systems
-from arcwise.corpus import ROOT, Sentence
-from arcwise.errors import ArcwiseError
+from arcwise.combination.stacking import GuidedParser
+from arcwise.core.corpus import ROOT, Sentence
+from arcwise.core.errors import ArcwiseError
+from arcwise.features.batch import Batch
 from arcwise.io import conllu, read_treebank
-from arcwise.parse import Batch, Parser, best_legal_class, max_steps, traced_apply
-from arcwise.stacking import GuidedParser
 from arcwise.systems import state as st
-from arcwise.trace import Trace, from_misc, of_parse
-from arcwise.train import train
+from arcwise.transition.kernels import best_legal_class, max_steps, traced_apply
+from arcwise.transition.parser import Parser
+from arcwise.transition.trace import Trace, from_misc, of_parse
+from arcwise.transition.train import train
 from tests.ewt import NO_JIT, train_and_dev
 
 N_TRAIN, N_TEST = (4, 3) if NO_JIT else (200, 60)

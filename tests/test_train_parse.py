@@ -11,15 +11,18 @@ import numpy as np
 import pytest
 
 import arcwise
-from arcwise.errors import ArcwiseError, InputError
+from arcwise.core.errors import ArcwiseError, InputError
 from arcwise.io import conllu
+from arcwise.learn import perceptron as pc
 from arcwise.models import modelfile
-from arcwise.models import perceptron as pc
-from arcwise.parse import Parser, final_tree, single_rooted
 from arcwise.systems import state as st
-from arcwise.train import score_parser, train
+from arcwise.training.data import score_parser
+from arcwise.transition.kernels import final_tree
+from arcwise.transition.parser import Parser
+from arcwise.transition.train import train
 from arcwise.trees.projectivity import is_projective, is_well_formed, nonprojective_arcs
 from arcwise.trees.pseudoprojective import LIFTED, deprojectivize
+from arcwise.trees.roots import single_rooted
 from tests.ewt import DATA, NO_JIT, compiled_only, train_and_dev
 
 N_TRAIN, N_DEV, EPOCHS = (6, 4, 1) if NO_JIT else (300, 200, 2)
@@ -112,7 +115,7 @@ def test_save_load_round_trip(trained, data, tmp_path):
     parser, _ = trained["covington-nm"]
     path = tmp_path / "model.arcwise"
     parser.save(path)
-    loaded = arcwise.load(path)  # the top-level entry point, same as Parser.load
+    loaded = arcwise.load(path).parser  # the top-level entry point, same as Parser.load
     assert isinstance(loaded, Parser)
     assert loaded.system == parser.system and loaded.root_label == parser.root_label
     assert loaded.classes == parser.classes

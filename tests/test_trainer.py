@@ -1,10 +1,10 @@
-"""`arcwise.trainer.run_epochs`, the one epoch loop: the kept epoch, the log, the scores."""
+"""`arcwise.training.epochs.run_epochs`, the one epoch loop: the kept epoch, the log, the scores."""
 
 from types import SimpleNamespace
 
 import pytest
 
-from arcwise.trainer import BEST_ON_DEV, LAST, log_header, run_epochs
+from arcwise.training.epochs import BEST_ON_DEV, LAST, log_header, run_epochs
 
 
 class Counting:
@@ -60,8 +60,13 @@ def test_a_tie_keeps_the_earlier_epoch_and_bad_options_fail():
 
 
 def test_default_epochs_are_fixed_for_linear_models_and_by_updates_for_neural_ones():
-    from arcwise.trainer import (LINEAR_EPOCHS, NEURAL_MAX_EPOCHS, NEURAL_MIN_EPOCHS,
-                                 NEURAL_UPDATES, default_epochs)
+    from arcwise.training.epochs import (
+        LINEAR_EPOCHS,
+        NEURAL_MAX_EPOCHS,
+        NEURAL_MIN_EPOCHS,
+        NEURAL_UPDATES,
+        default_epochs,
+    )
 
     assert default_epochs("perceptron", 2738) == default_epochs("mst", 10) == LINEAR_EPOCHS
     assert default_epochs("bilstm", 12544) == NEURAL_MIN_EPOCHS  # English-EWT: 392 an epoch
@@ -72,13 +77,13 @@ def test_default_epochs_are_fixed_for_linear_models_and_by_updates_for_neural_on
 
 def test_a_neural_parser_trained_without_epochs_gets_the_default(monkeypatch):
     pytest.importorskip("torch")
-    import arcwise.trainer
+    import arcwise.training.epochs
     from arcwise.graph.biaffine_parser import train_biaffine
-    from arcwise.train import train
+    from arcwise.transition.train import train
     from tests.ewt import train_and_dev
 
     sentences, dev = train_and_dev(8, 4)
-    monkeypatch.setattr(arcwise.trainer, "NEURAL_MAX_EPOCHS", 2)  # instead of 100 here
+    monkeypatch.setattr(arcwise.training.epochs, "NEURAL_MAX_EPOCHS", 2)  # instead of 100 here
     tiny = {"word": 8, "suffix": 4, "shape": 4, "tag": 4, "lstm": 8, "hidden": 8, "threads": 1}
     _, log = train("arc-eager", sentences, dev, oracle="dynamic", model="bilstm", neural=tiny)
     assert log["hyperparameters"]["epochs"] == 2 and len(log["epochs"]) == 2

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 from arcwise.trees.projectivity import is_projective, is_well_formed
 from arcwise.trees.pseudoprojective import (
     ENCODINGS,

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from arcwise.cli.main import main
 from arcwise.graph.mst_parser import train_graph_parser
 from arcwise.io import conllu
-from arcwise.train import train
-from arcwise.cli.main import main
+from arcwise.transition.train import train
 from tests.ewt import DATA, NO_JIT
 
 BIN = Path(sys.executable).parent

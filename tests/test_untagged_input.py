@@ -4,10 +4,10 @@ and pre-tokenized text (`--input tokens`) on the command line."""
 
 import pytest
 
-from arcwise.corpus import from_words
-from arcwise.errors import ArcwiseError
+from arcwise.core.corpus import from_words
+from arcwise.core.errors import ArcwiseError
 from arcwise.io import conllu
-from arcwise.train import train
+from arcwise.transition.train import train
 from tests.cli_run import run
 from tests.ewt import train_and_dev
 from tests.tiny_model import tiny_model, tiny_parser  # noqa: F401  (a fixture)

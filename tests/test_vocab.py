@@ -8,9 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arcwise.corpus import ROOT
-from arcwise.io import conllu
-from arcwise.vocab import (
+from arcwise.core.corpus import ROOT
+from arcwise.core.vocab import (
     COLUMNS,
     DERIVED,
     ROOT_ID,
@@ -19,6 +18,7 @@ from arcwise.vocab import (
     Vocabulary,
     form_signature,
 )
+from arcwise.io import conllu
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -128,7 +128,7 @@ def test_model_files_without_derived_vocabularies_still_load():
 def test_the_derived_ids_cache_stays_bounded(monkeypatch):
     """A long-running parser meets new forms forever: the cache of derived ids forgets
     (and the ids stay the same)."""
-    import arcwise.vocab as vocab_module
+    import arcwise.core.vocab as vocab_module
 
     path = Path(__file__).resolve().parents[1] / "data" / "en_ewt" / "dev.conllu.gz"
     sentences = list(conllu.read(path))[:200]

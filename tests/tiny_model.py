@@ -18,7 +18,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 def tiny_parser(tagged: bool = True):
     """An arc-eager parser trained on 10 sentences for one epoch (seconds, even without JIT);
     tagged=False: trained with UPOS, XPOS and FEATS blanked, so it parses bare words."""
-    from arcwise.train import train
+    from arcwise.transition.train import train
 
     sentences, _ = train_and_dev(10, 0)
     if not tagged:
@@ -32,8 +32,8 @@ def tiny_pipeline():
     """A pipeline (tokenizer, tagger, and tiny_parser trained with tags) on 10 EWT sentences,
     one or two epochs each: seconds, even without JIT; its output is poor but deterministic."""
     from arcwise.pipeline.pipeline import Pipeline
-    from arcwise.pipeline.tagger import Tagger
-    from arcwise.pipeline.tokenizer import Tokenizer
+    from arcwise.pipeline.stages.tagger import Tagger
+    from arcwise.pipeline.stages.tokenizer import Tokenizer
 
     sentences, _ = train_and_dev(10, 0)
     return Pipeline(Tokenizer.train(sentences, epochs=2, buckets=2**12),

@@ -7,7 +7,7 @@ treebanks, `arcwise.eval` for scores, and the `arcwise` command line.
 
 import os as _os
 
-__version__ = "0.1.0"
+from arcwise.core.version import __version__
 
 
 def _numba_cache_dir() -> str | None:
@@ -52,12 +52,13 @@ _use_numba_cache_dir()
 
 
 def load(path):
-    """Load a trained model: a parser (transition-based with a perceptron or a BiLSTM,
-    graph-based, or guided by another: stacking):
-    ``arcwise.load("model.arcwise").parse(sentences)`` or ``.parse_file(input, output)``;
-    or a pipeline (tokenizer, tagger, parser: `arcwise.pipeline.pipeline.Pipeline`):
-    ``nlp = arcwise.load("en.pipeline"); doc = nlp("Raw text.")``.  The file says which
-    kind it holds (`arcwise.models.kinds`)."""
-    from arcwise.models import kinds
+    """Load a trained model as a `arcwise.pipeline.pipeline.Pipeline`:
+    ``nlp = arcwise.load("en.pipeline"); doc = nlp("Raw text.")``.  Every model file is
+    one: a pipeline file (tokenizer, tagger, parser, each optional) or a parser alone
+    (transition-based with a perceptron or a BiLSTM, graph-based, or guided by another:
+    stacking), which is a one-stage pipeline that still has the parser's ``parse`` and
+    ``parse_file``.  The file says which kind it holds (`arcwise.models.kinds`);
+    ``nlp.parser`` is the parser itself."""
+    from arcwise.pipeline.pipeline import load as load_pipeline
 
-    return kinds.load(path)
+    return load_pipeline(path)

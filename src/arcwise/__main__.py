@@ -3,7 +3,7 @@ import on, so an early Ctrl-C also ends with one line and exit 130."""
 
 import sys
 
-from arcwise import interrupts
+from arcwise.core import interrupts
 
 
 def main() -> None:

@@ -39,7 +39,8 @@ SYSTEMS = [
 def train_and_parse(console: Console):
     """Train covington-nm on EWT train (dev selection), parse EWT test, print scores and speed."""
     from arcwise.io import read_treebank
-    from arcwise.train import score_parser, train
+    from arcwise.training.data import score_parser
+    from arcwise.transition.train import train
 
     epochs = int(os.environ.get("DEMO_EPOCHS", "3"))
     train_sentences = list(read_treebank(DATA / "train.conllu.gz"))
@@ -88,8 +89,8 @@ def raw_text_to_trees(console: Console, parser) -> None:
     from arcwise.experiments.raw_text import raw_text
     from arcwise.io import read_treebank
     from arcwise.pipeline.pipeline import Pipeline
-    from arcwise.pipeline.tagger import Tagger
-    from arcwise.pipeline.tokenizer import Tokenizer
+    from arcwise.pipeline.stages.tagger import Tagger
+    from arcwise.pipeline.stages.tokenizer import Tokenizer
 
     train_sentences = list(read_treebank(DATA / "train.conllu.gz"))
     dev = list(read_treebank(DATA / "dev.conllu.gz"))

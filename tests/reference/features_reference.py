@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from arcwise.features.hashing import combine, text_hash
 from arcwise.features.templates import Template
-from arcwise.models.hashing import combine, text_hash
 from arcwise.systems import Configuration
 from arcwise.systems import state as st
 

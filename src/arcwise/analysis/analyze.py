@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from arcwise.analysis.factors import FactorResult, factor_results, label_confusions
 from arcwise.analysis.records import Records, build_records
 from arcwise.analysis.transitions import nonmonotonicity, precision_by_transition
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 from arcwise.eval.metrics import PUNCT_POLICIES, percent
 
 SIGNIFICANCE = ("two-sided randomised stratified shuffling (Yeh 2000), the {unit} as the "

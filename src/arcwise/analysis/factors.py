@@ -52,7 +52,7 @@ from itertools import combinations
 import numpy as np
 
 from arcwise.analysis.records import Records, Tree
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 from arcwise.eval.metrics import percent, universal_relation
 from arcwise.eval.significance import stratified_shuffle_ratios
 

@@ -14,9 +14,9 @@ Which action is taken at each step is up to a `Policy`:
 
 - `explore_with_model` (the paper's setting): the configurations a
   perceptron meets while training with the dynamic oracle and error
-  exploration (Goldberg & Nivre 2012, as `arcwise.train`): it follows its own
+  exploration (Goldberg & Nivre 2012, as `arcwise.transition.train`): it follows its own
   prediction when that is zero-cost, otherwise with probability p, and else
-  the best-scoring zero-cost action.  The model is one `arcwise.train.train`
+  the best-scoring zero-cost action.  The model is one `arcwise.transition.train.train`
   has trained for some epochs on the same sentences, its weights then fixed
   (the trainer's compiled epochs expose no configurations; an epoch of
   online updates changes few of the model's choices);
@@ -59,8 +59,8 @@ def explore_with_oracle(p: float, bound: str = "upper") -> Policy:
 class explore_with_model:  # noqa: N801 -- a policy, named like explore_with_oracle
     """The trainer's exploration policy with a trained parser's weights (module docstring).
 
-    parser: an `arcwise.parse.Parser` of covington-nm (e.g. from
-    `arcwise.train.train`); p: the exploration probability; bound: the
+    parser: an `arcwise.transition.parser.Parser` of covington-nm (e.g. from
+    `arcwise.transition.train.train`); p: the exploration probability; bound: the
     oracle bound whose least-cost actions are zero-cost.
     """
 
@@ -80,12 +80,12 @@ class explore_with_model:  # noqa: N801 -- a policy, named like explore_with_ora
         self.words = None
 
     def begin(self, sentence) -> None:
-        from arcwise.parse import Batch
+        from arcwise.features.batch import Batch
 
         self.words = Batch([sentence], self.parser.vocabularies).words
 
     def __call__(self, state, prepared, mask, rng) -> int:
-        from arcwise.parse import best_legal_class
+        from arcwise.transition.kernels import best_legal_class
 
         parser = self.parser
         mask = mask.copy()
@@ -105,9 +105,9 @@ class explore_with_model:  # noqa: N801 -- a policy, named like explore_with_ora
 
 
 def trained_policy(sentences, epochs: int, p: float, bound: str, seed: int, system_name: str):
-    """`explore_with_model` with a covington-nm parser trained by `arcwise.train.train`
+    """`explore_with_model` with a covington-nm parser trained by `arcwise.transition.train.train`
     (dynamic oracle, `bound`, exploring from the second epoch with probability p)."""
-    from arcwise.train import train
+    from arcwise.transition.train import train
 
     parser, _ = train(system_name, sentences, oracle="dynamic", bound=bound, epochs=epochs,
                       explore_p=p, seed=seed)

@@ -7,9 +7,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from arcwise.oracles.walk import count_static_oracle, final_heads, follow_static_oracle
+from arcwise.dispatch.systems import initial
+from arcwise.dispatch.walk import count_static_oracle, final_heads, follow_static_oracle
 from arcwise.systems import TransitionSystem
-from arcwise.systems.dispatch import initial
 
 
 @dataclass

@@ -36,13 +36,13 @@ from itertools import chain
 
 import numpy as np
 
-from arcwise.corpus import Sentence
-from arcwise.errors import InputError
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import InputError
 from arcwise.eval.metrics import check_aligned, check_gold_heads
 from arcwise.eval.punctuation import punctuation_mask
-from arcwise.trees.measures import arc_directions, arc_lengths, root_distances, sibling_counts
 from arcwise.io.conllu import misc
-from arcwise.trace import HEAD_HISTORY, TRANSITION, attributes
+from arcwise.transition.trace import HEAD_HISTORY, TRANSITION, attributes
+from arcwise.trees.measures import arc_directions, arc_lengths, root_distances, sibling_counts
 from arcwise.trees.projectivity import nonprojective_arcs
 
 _ACTION = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")

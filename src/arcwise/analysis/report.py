@@ -115,7 +115,7 @@ def figure_files(result: FactorResult) -> tuple[str, bytes]:
 
 def write_report(analysis: Analysis, directory: str | os.PathLike) -> Path:
     """Write index.html, <factor>.svg/.png and analysis.json into `directory`; return the page."""
-    from arcwise.errors import ArcwiseError
+    from arcwise.core.errors import ArcwiseError
 
     directory = Path(directory)
     try:

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from arcwise.analysis.records import Records, Trace
-from arcwise.trace import NO_TRANSITION
 from arcwise.eval.metrics import percent
+from arcwise.transition.trace import NO_TRANSITION
 
 
 def precision_by_transition(records: Records, labeled: bool = True,

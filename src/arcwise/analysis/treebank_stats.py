@@ -27,7 +27,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from arcwise.corpus import Sentence
+from arcwise.core.corpus import Sentence
 from arcwise.trees.measures import LEFT, RIGHT, arc_directions, arc_lengths
 from arcwise.trees.planarity import is_two_planar
 from arcwise.trees.projectivity import is_well_formed, nonprojective_arcs

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from arcwise.cli.evaluate import Punct
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 
 
 class Unit(str, Enum):

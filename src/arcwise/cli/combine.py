@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 
 
 class Method(str, Enum):
@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
                  "CoNLL-X)."),
     ) -> None:
         """Combine the trees of several parsers into one output (only HEAD/DEPREL/DEPS change)."""
-        from arcwise.combine import combine, estimate_upos_weights
+        from arcwise.combination.voting import combine, estimate_upos_weights
         from arcwise.eval.metrics import evaluate
         from arcwise.io import conllu, format_of, one_root_by_default, read_treebank
 

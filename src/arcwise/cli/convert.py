@@ -8,7 +8,7 @@ from enum import Enum
 
 import typer
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 
 
 class Format(str, Enum):

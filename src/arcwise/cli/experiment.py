@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 
 
 def register(app: typer.Typer) -> None:

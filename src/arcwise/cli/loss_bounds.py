@@ -34,7 +34,7 @@ def register(app: typer.Typer) -> None:
         ),
         model_epochs: int = typer.Option(
             1, "--model-epochs", min=1,
-            help="trained: epochs of training (arcwise.train) before the measured exploring pass.",
+            help="trained: epochs of training (arcwise.transition.train) before the measured exploring pass.",
         ),
         max_states: int = typer.Option(
             20_000, "--max-states", help="Exact-search limit per configuration (beyond: unresolved)."
@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
             measure_loss_bounds,
             trained_policy,
         )
-        from arcwise.errors import ArcwiseError
+        from arcwise.core.errors import ArcwiseError
         from arcwise.io import read_treebank
         from arcwise.oracles.covington_nonmonotonic import BOUNDS
 

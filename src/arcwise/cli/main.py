@@ -10,8 +10,8 @@ import sys
 
 import typer
 
-from arcwise import interrupts
-from arcwise.errors import ArcwiseError, InputError
+from arcwise.core import interrupts
+from arcwise.core.errors import ArcwiseError, InputError
 
 app = typer.Typer(
     name="arcwise",

@@ -61,10 +61,10 @@ def register(app: typer.Typer) -> None:
         deprojectivized.  A progress bar
         (sentences, sentences/s) goes to stderr when IN is a file and stderr is
         a terminal; reading stdin, or with stderr redirected, nothing is shown.
-        --trace adds MISC attributes (see `arcwise.trace` and the README).
+        --trace adds MISC attributes (see `arcwise.transition.trace` and the README).
         """
         import arcwise
-        from arcwise.errors import ArcwiseError
+        from arcwise.core.errors import ArcwiseError
         from arcwise.io import INPUT_FORMATS
         from arcwise.pipeline.in_processes import InProcesses, annotator, has_tokenizer
         from arcwise.pipeline.pipeline import RAW_TEXT

@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
         """
         import logging
 
-        from arcwise import interrupts
+        from arcwise.core import interrupts
         from arcwise.service.limits import Limits
         from arcwise.service.models import load_models
 
@@ -81,7 +81,7 @@ def _service_stack():
 
         from arcwise.service.app import create_app
     except ImportError as error:
-        from arcwise.errors import ArcwiseError
+        from arcwise.core.errors import ArcwiseError
 
         raise ArcwiseError(f"arcwise serve needs {error.name}: pip install 'arcwise[serve]'"
                            ) from None

@@ -6,40 +6,29 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from arcwise.errors import ArcwiseError
-from arcwise.models.kinds import is_graph_system
-from arcwise.trainer import LINEAR_EPOCHS, default_epochs, learning_summary
+from arcwise.core.errors import ArcwiseError
+from arcwise.models.kinds import MODELS, is_graph_system, train_system
+from arcwise.oracles import PRIORITIES
+from arcwise.pipeline import TAGS
+from arcwise.training.epochs import LINEAR_EPOCHS, default_epochs, learning_summary
+from arcwise.transition import DEFAULT_ORACLE, ORACLES
+from arcwise.trees import ENCODINGS
 
 
-class Oracle(str, Enum):
-    static = "static"
-    dynamic = "dynamic"
+def choices(name: str, values: tuple[str, ...]) -> type[Enum]:
+    """A typer choice of the library's own tuple of values (never a hand-copied list)."""
+    return Enum(name, {value.replace("+", "_"): value for value in values}, type=str)
 
 
-class Model(str, Enum):  # arcwise.train.MODELS
-    perceptron = "perceptron"
-    bilstm = "bilstm"
-    biaffine = "biaffine"
-
-
-class Priority(str, Enum):  # arcwise.oracles.priority.PRIORITIES
-    monotonic = "monotonic"
-    none = "none"
-
-
-class Tags(str, Enum):  # arcwise.pipeline.predicted_tags.TAGS
-    gold = "gold"
-    predicted = "predicted"
-    none = "none"
-
-
-class Encoding(str, Enum):  # arcwise.trees.pseudoprojective.ENCODINGS
-    head = "head"
-    path = "path"
-    head_path = "head+path"
+Oracle = choices("Oracle", ORACLES)
+Model = choices("Model", MODELS)
+Priority = choices("Priority", PRIORITIES)
+Tags = choices("Tags", TAGS)
+Encoding = choices("Encoding", ENCODINGS)
 
 
 def tree_summary(log: dict) -> str:
@@ -222,7 +211,7 @@ def register(app: typer.Typer) -> None:
         train_path: Path = typer.Option(..., "--train", help="Training treebank (CoNLL-U/X, .gz allowed)."),
         output: Path = typer.Option(..., "--output", "-o", help="Model file to write (atomically)."),
         dev_path: Path = typer.Option(None, "--dev", help="Dev treebank: keep the epoch with the best LAS."),
-        oracle: Oracle = typer.Option(Oracle.dynamic, "--oracle", help="static or dynamic."),
+        oracle: Oracle = typer.Option(DEFAULT_ORACLE, "--oracle", help="static or dynamic."),
         bound: str = typer.Option(None, "--bound", help="covington-nm: lower, pc-upper or upper (default)."),
         epochs: int = typer.Option(
             None, "--epochs", min=1,
@@ -341,7 +330,6 @@ def register(app: typer.Typer) -> None:
         """
         from arcwise.io import read_treebank
         from arcwise.io.conllu import without_tags
-        from arcwise.train import train
 
         predicted = tags is not None and tags.value == "predicted"
         if system in ("tagger", "tokenizer") or pipeline or predicted:
@@ -383,34 +371,78 @@ def register(app: typer.Typer) -> None:
         epochs = epochs or default_epochs(model.value, len(train_sentences),
                                           int(neural_options.get("batch_sentences", 32)))
         if model.value == "biaffine":
-            _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed,
-                            neural_options, guide)
-            return
-        if is_graph_system(system):
-            _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed,
-                                guide)
-            return
-        with EpochProgress(f"{system} ({oracle.value})", epochs) as bar:
-
-            def progress(entry: dict) -> None:
-                bar.epoch(f"{system} ({oracle.value}) epoch {entry['epoch']}: "
-                          f"{entry['sentences_per_second']:.0f} sentences/s, "
-                          f"{learning_summary(entry)}{dev_scores(entry)}")
-
+            refuse_linear_mst_options(ctx)
+        options = trainer_options(
+            system, model.value, oracle=oracle.value, bound=bound, epochs=epochs,
+            explore_from=explore_from, explore_p=explore_p, seed=seed, order=order,
+            decoder=decoder, update=update,
+            pseudo_projective=pseudo_projective.value if pseudo_projective else None,
+            oracle_priority=oracle_priority.value if oracle_priority else None,
+            variant_features=variant_features, neural=neural_options, table=table)
+        title = trainer_title(system, model.value, oracle.value, order, decoder)
+        with EpochProgress(title, epochs) as bar:
             try:
-                parser, log = train(
-                    system, train_sentences, dev, oracle=oracle.value, bound=bound, epochs=epochs,
-                    explore_from=explore_from, explore_p=explore_p, seed=seed, progress=progress,
-                    pseudo_projective=pseudo_projective.value if pseudo_projective else None,
-                    oracle_priority=oracle_priority.value if oracle_priority else None,
-                    variant_features=variant_features, model=model.value,
-                    neural=neural_options, table=table, **guide.training_options,
-                )
+                parser, log = train_system(
+                    system, train_sentences, dev,
+                    progress=lambda entry: bar.epoch(epoch_line(title, model.value, system,
+                                                                entry)),
+                    **options, **guide.training_options)
             except ValueError as error:  # bad system, bound or option
                 raise ArcwiseError(str(error)) from None
         parser.command_line = ["arcwise", *sys.argv[1:]]
-        saved_with_log(guide.wrap(parser), output, log, f" (best epoch {log['best_epoch']})")
-        print(tree_summary(log), file=sys.stderr)
+        linear_mst = is_graph_system(system) and model.value == "perceptron"
+        best = "" if linear_mst else f" (best epoch {log['best_epoch']})"
+        saved_with_log(guide.wrap(parser), output, log, best)
+        if not is_graph_system(system):
+            print(tree_summary(log), file=sys.stderr)
+
+
+def trainer_options(system: str, model: str, *, oracle: str, bound: str | None,
+                    epochs: int | None, explore_from: int, explore_p: float, seed: int,
+                    order: int, decoder: str, update: str, pseudo_projective: str | None,
+                    oracle_priority: str | None, variant_features: bool, neural: dict,
+                    table: Any) -> dict[str, Any]:
+    """The options of `arcwise.models.kinds.train_system` that the command line's give for
+    `system` and `model`: the trainer is picked by the kind registry alone."""
+    if model == "biaffine":
+        return dict(model=model, decoder=decoder, epochs=epochs, seed=seed, neural=neural)
+    if is_graph_system(system):
+        return dict(model=model, order=order, decoder=decoder, update_rule=update,
+                    epochs=epochs or LINEAR_EPOCHS, seed=seed)
+    return dict(oracle=oracle, bound=bound, epochs=epochs, explore_from=explore_from,
+                explore_p=explore_p, seed=seed, pseudo_projective=pseudo_projective,
+                oracle_priority=oracle_priority, variant_features=variant_features,
+                model=model, neural=neural, table=table)
+
+
+def trainer_title(system: str, model: str, oracle: str, order: int, decoder: str) -> str:
+    """What the progress bar calls the training run."""
+    if model == "biaffine":
+        return f"biaffine {decoder}"
+    if is_graph_system(system):
+        return f"mst order {order} {decoder}"
+    return f"{system} ({oracle})"
+
+
+def epoch_line(title: str, model: str, system: str, entry: dict) -> str:
+    """One epoch of the training log, as the progress bar shows it."""
+    if model == "biaffine":
+        return (f"biaffine epoch {entry['epoch']}: {entry['sentences_per_second']:.0f} "
+                f"sentences/s, loss {entry['loss']:.3f}{dev_scores(entry)}")
+    if is_graph_system(system):
+        return f"{title} epoch {entry['epoch']}: {entry['seconds']:.0f} s{dev_scores(entry)}"
+    return (f"{title} epoch {entry['epoch']}: {entry['sentences_per_second']:.0f} sentences/s, "
+            f"{learning_summary(entry)}{dev_scores(entry)}")
+
+
+def refuse_linear_mst_options(ctx: typer.Context) -> None:
+    """--order and --update belong to the linear MST parser: given with --model biaffine,
+    an error rather than silently ignored."""
+    for option in ("order", "update"):
+        source = ctx.get_parameter_source(option)
+        if source and source.name in ("COMMANDLINE", "ENVIRONMENT"):
+            raise ArcwiseError(f"--{option} applies to the linear MST parser, not to "
+                               "--model biaffine")
 
 
 def feature_table(path: Path | None, system: str, model: str, guided: bool = False):
@@ -446,8 +478,8 @@ def parse_neural(pairs: list[str], model: str, flag: str = "--neural") -> dict:
         return {}
     from dataclasses import fields
 
-    from arcwise.models.biaffine import BiaffineSizes
-    from arcwise.models.bilstm import Sizes
+    from arcwise.graph.biaffine import BiaffineSizes
+    from arcwise.learn.neural import Sizes
 
     sizes = BiaffineSizes if model == "biaffine" else Sizes
     size_fields = {f.name: f.type for f in fields(sizes)}
@@ -532,7 +564,7 @@ class Guide:
         """The parser to save: the trained one, or it with its guide (one model file)."""
         if self.model is None:
             return parser
-        from arcwise.stacking import GuidedParser
+        from arcwise.combination.stacking import GuidedParser
 
         return GuidedParser(self.model, parser, self.folds)
 
@@ -541,10 +573,10 @@ def guided_by(guide_path, folds, train_sentences, dev) -> Guide:
     """Load the guide model and jackknife its trees of TRAIN (a line per fold on stderr)."""
     if guide_path is None:
         return Guide()
-    import arcwise
-    from arcwise.stacking import jackknife, parsed
+    from arcwise.combination.stacking import jackknife, parsed
+    from arcwise.models import kinds
 
-    model = arcwise.load(guide_path)
+    model = kinds.load(guide_path)  # the parser itself, not its pipeline
     if getattr(model, "guided", False) or not hasattr(model, "hyperparameters"):
         raise ArcwiseError(f"{guide_path}: a guided model cannot guide another parser")
 
@@ -557,56 +589,6 @@ def guided_by(guide_path, folds, train_sentences, dev) -> Guide:
     except ValueError as error:
         raise ArcwiseError(str(error)) from None
     return Guide(model, folds, trees, parsed(model, dev) if dev else None)
-
-
-def _train_graph_parser(train_sentences, dev, output, order, decoder, update, epochs, seed,
-                        guide: Guide):
-    """`arcwise train --system mst`: the graph-based parser of the 2011 paper."""
-    from arcwise.graph.mst_parser import train_graph_parser
-
-    name = f"mst order {order} {decoder}"
-    with EpochProgress(f"{name}: training the labeler", epochs) as bar:
-
-        def progress(entry: dict) -> None:
-            bar.epoch(f"{name} epoch {entry['epoch']}: {entry['seconds']:.0f} s"
-                      f"{dev_scores(entry)}")
-
-        try:
-            parser, log = train_graph_parser(
-                train_sentences, dev, order=order, decoder=decoder, epochs=epochs,
-                update_rule=update, seed=seed, progress=progress, **guide.training_options,
-            )
-        except ValueError as error:
-            raise ArcwiseError(str(error)) from None
-    parser.command_line = ["arcwise", *sys.argv[1:]]
-    saved_with_log(guide.wrap(parser), output, log)
-
-
-def _train_biaffine(ctx, train_sentences, dev, output, decoder, epochs, seed, neural,
-                    guide: Guide) -> None:
-    """`arcwise train --system mst --model biaffine [--guide MODEL]`: the neural
-    graph-based parser."""
-    from arcwise.graph.biaffine_parser import train_biaffine
-
-    for option in ("order", "update"):
-        source = ctx.get_parameter_source(option)
-        if source and source.name in ("COMMANDLINE", "ENVIRONMENT"):
-            raise ArcwiseError(f"--{option} applies to the linear MST parser, not to "
-                               "--model biaffine")
-    with EpochProgress(f"biaffine {decoder}", epochs) as bar:
-
-        def progress(entry: dict) -> None:
-            bar.epoch(f"biaffine epoch {entry['epoch']}: {entry['sentences_per_second']:.0f} "
-                      f"sentences/s, loss {entry['loss']:.3f}{dev_scores(entry)}")
-
-        try:
-            parser, log = train_biaffine(train_sentences, dev, decoder=decoder, epochs=epochs,
-                                         seed=seed, progress=progress, neural=neural,
-                                         **guide.training_options)
-        except ValueError as error:
-            raise ArcwiseError(str(error)) from None
-    parser.command_line = ["arcwise", *sys.argv[1:]]
-    saved_with_log(guide.wrap(parser), output, log, f" (best epoch {log['best_epoch']})")
 
 
 def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed, tags,
@@ -636,29 +618,20 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
         say(f"parser {system} epoch {entry['epoch']}: "
             f"{learning_summary(entry)}{dev_scores(entry)}")
 
+    if o["model"] == "biaffine":
+        refuse_linear_mst_options(ctx)
+    options = trainer_options(
+        system, o["model"], oracle=o["oracle"].value, bound=o["bound"], epochs=epochs,
+        explore_from=o["explore_from"], explore_p=o["explore_p"], seed=seed, order=o["order"],
+        decoder=o["decoder"], update=o["update"],
+        pseudo_projective=o["pseudo_projective"].value if o["pseudo_projective"] else None,
+        oracle_priority=o["oracle_priority"].value if o["oracle_priority"] else None,
+        variant_features=o["variant_features"], neural=o["neural"], table=table)
+    if not is_graph_system(system):  # the graph parsers' epochs are not shown here
+        options["progress"] = progress
+
     def train_parser(sentences, dev_sentences):
-        if o["model"] == "biaffine":
-            from arcwise.graph.biaffine_parser import train_biaffine
-
-            return train_biaffine(sentences, dev_sentences, decoder=o["decoder"], epochs=epochs,
-                                  seed=seed, progress=progress, neural=o["neural"])
-        if is_graph_system(system):
-            from arcwise.graph.mst_parser import train_graph_parser
-
-            parser, log = train_graph_parser(sentences, dev_sentences, order=o["order"],
-                                             decoder=o["decoder"], update_rule=o["update"],
-                                             epochs=epochs or LINEAR_EPOCHS, seed=seed)
-            return parser, log
-        from arcwise.train import train
-
-        return train(
-            system, sentences, dev_sentences, oracle=o["oracle"].value, bound=o["bound"],
-            epochs=epochs, explore_from=o["explore_from"], explore_p=o["explore_p"], seed=seed,
-            progress=progress,
-            pseudo_projective=o["pseudo_projective"].value if o["pseudo_projective"] else None,
-            oracle_priority=o["oracle_priority"].value if o["oracle_priority"] else None,
-            variant_features=o["variant_features"], model=o["model"], neural=o["neural"],
-            table=table)
+        return train_system(system, sentences, dev_sentences, **options)
 
     try:
         model, log = train_pipeline(train_sentences, dev, wanted, train_parser=train_parser,

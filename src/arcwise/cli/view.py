@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
         word or a sent_id, filter by error, relation or length.  No network
         is needed to open it.
         """
-        from arcwise.errors import ArcwiseError
+        from arcwise.core.errors import ArcwiseError
         from arcwise.service.viewer import view_data, write_view
 
         systems = [file, *(others or [])]

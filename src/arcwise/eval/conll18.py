@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas",
            "UAS", "LAS", "CLAS", "MLAS", "BLEX")

@@ -36,8 +36,8 @@ from itertools import chain
 
 import numpy as np
 
-from arcwise.corpus import Sentence
-from arcwise.errors import ArcwiseError, InputError
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import ArcwiseError, InputError
 from arcwise.eval.punctuation import punctuation_mask
 
 # conll18_ud_eval.py, CONTENT_DEPRELS: the relations CLAS scores.  The other

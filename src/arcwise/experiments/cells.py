@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 from arcwise.experiments.grid import SPLITS, Configuration, Grid, treebank_files
 
 FORMAT = 2
@@ -54,7 +54,7 @@ class Cell:
     test: str
     config: Configuration
     seed: int
-    epochs: int | None  # None: `arcwise.trainer.default_epochs`
+    epochs: int | None  # None: `arcwise.training.epochs.default_epochs`
     max_train_sentences: int | None = None
     max_dev_sentences: int | None = None
     max_test_sentences: int | None = None
@@ -109,7 +109,7 @@ def run_cell(cell: Cell, revision: Revision) -> dict[str, Any]:
     from arcwise.eval.metrics import evaluate, sentence_counts
     from arcwise.io import read_treebank
     from arcwise.io.conllu import with_tree
-    from arcwise.train import train
+    from arcwise.transition.train import train
 
     def read(path: str, limit: int | None) -> list:
         return list(itertools.islice(read_treebank(path), limit))

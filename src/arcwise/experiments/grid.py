@@ -18,7 +18,7 @@ A grid file (see README, "Experiments", and experiments/*.toml)::
     system = "covington-nm"
     oracle = "dynamic"
     bound = "upper"                   # optional
-    options = { oracle_priority = "monotonic" }   # any other arcwise.train.train keyword
+    options = { oracle_priority = "monotonic" }   # any other arcwise.transition.train.train keyword
 
     [[contrasts]]
     a = "covington-nm:upper"          # does A beat B?
@@ -58,10 +58,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arcwise.errors import ArcwiseError, InputError
+from arcwise.core.errors import ArcwiseError, InputError
 
 SPLITS = ("train", "dev", "test")
-DEFAULT_EPOCHS = "default"  # epochs = "default": `arcwise.trainer.default_epochs` per cell
+DEFAULT_EPOCHS = "default"  # epochs = "default": `arcwise.training.epochs.default_epochs` per cell
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+:._-]*$")  # also a part of a file name
 # train() arguments a cell sets itself; a configuration's options may not name them
 CELL_ARGUMENTS = frozenset({"system", "train_sentences", "dev_sentences", "oracle", "bound",
@@ -84,13 +84,13 @@ class Configuration:
 
     @property
     def oracle_options(self) -> dict[str, Any]:
-        """The options that are not arcwise.train.train's: its system's oracle's."""
+        """The options that are not arcwise.transition.train.train's: its system's oracle's."""
         return oracle_options(self.options)
 
 
 def oracle_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The options that are not arcwise.train.train's keywords (they go to the oracle)."""
-    from arcwise.train import train
+    """The options that are not arcwise.transition.train.train's keywords (they go to the oracle)."""
+    from arcwise.transition.train import train
 
     parameters = inspect.signature(train).parameters
     return {k: v for k, v in options.items() if k not in parameters}
@@ -145,7 +145,7 @@ class Grid:
     treebanks: tuple[str, ...]
     configurations: tuple[Configuration, ...]
     seeds: tuple[int, ...]
-    epochs: int | None  # None: "default", `arcwise.trainer.default_epochs`
+    epochs: int | None  # None: "default", `arcwise.training.epochs.default_epochs`
     limits: dict[str, int]  # split -> first N sentences
     contrasts: tuple[Contrast, ...] = ()
     tables: tuple[Table, ...] = ()
@@ -429,7 +429,7 @@ class _Checker:
 
     def configuration(self, entry: dict, where: str, shared: dict) -> Configuration:
         from arcwise import systems
-        from arcwise.train import ORACLES
+        from arcwise.transition.train import ORACLES
 
         self.keys(entry, where, required={"system", "oracle"},
                   optional={"name", "bound", "options"})
@@ -449,7 +449,7 @@ class _Checker:
             ts = systems.get(system, **extra)
         except TypeError:
             raise self.error(f"{where}: unknown option among {', '.join(sorted(extra))} "
-                             f"(neither arcwise.train.train's nor the {system} oracle's)") from None
+                             f"(neither arcwise.transition.train.train's nor the {system} oracle's)") from None
         except (ValueError, ArcwiseError) as error:
             raise self.error(f"{where}: {error}") from None
         if ts.oracle is None:

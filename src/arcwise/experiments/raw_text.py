@@ -14,13 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arcwise.core.vocab import TAG_COLUMNS
 from arcwise.eval.conll18 import conll18_scores
 from arcwise.io import conllu, read_treebank
 from arcwise.pipeline.in_processes import annotator
 from arcwise.pipeline.pipeline import Pipeline
-from arcwise.pipeline.tokenizer import training_text
+from arcwise.pipeline.stages.tokenizer import training_text
 from arcwise.pipeline.training import train_pipeline
-from arcwise.vocab import TAG_COLUMNS
 
 WARM_UP_SENTENCES = 20  # run once before timing, so that compiling is not timed
 
@@ -56,7 +56,7 @@ def parser_trainer(system: str, epochs: int | None, seed: int,
 
 def epoch_summary(entry: dict[str, Any]) -> str:
     """A training log entry in a few words: the dev LAS, else how it learned."""
-    from arcwise.trainer import learning_summary
+    from arcwise.training.epochs import learning_summary
 
     if "dev_las" in entry:
         return f"dev LAS {entry['dev_las']:.2f}"

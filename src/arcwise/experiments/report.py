@@ -78,9 +78,9 @@ def provenance(grid: Grid, results: list[dict[str, Any]], total_cells: int) -> l
         lines.append(f"- 0 of {total_cells} cells finished.")
     limits = ", ".join(f"first {n} {split} sentences" for split, n in grid.limits.items())
     lines += [
-        "- Training: `arcwise.train.train`, "
+        "- Training: `arcwise.transition.train.train`, "
         + (f"{grid.epochs} epoch{'s' * (grid.epochs > 1)}, " if grid.epochs else
-           "its default epochs (`arcwise.trainer.default_epochs`: a neural parser's by its "
+           "its default epochs (`arcwise.training.epochs.default_epochs`: a neural parser's by its "
            "updates), ")
         + f"the epoch with the best dev LAS kept; seeds {', '.join(map(str, grid.seeds))}; "
         f"{limits or 'all sentences'}.",

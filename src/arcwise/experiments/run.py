@@ -14,10 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 from arcwise.experiments import runners
-from arcwise.experiments.cells import (Cell, Revision, cells_of, check_cached, load_results,
-                                       save_result, source_revision)
+from arcwise.experiments.cells import (
+    Cell,
+    Revision,
+    cells_of,
+    check_cached,
+    load_results,
+    save_result,
+    source_revision,
+)
 from arcwise.experiments.grid import Grid
 
 

@@ -4,7 +4,7 @@ Both hand each cell to `arcwise.experiments.cells.run_cell` in another
 process and call `on_result` in this process as each cell finishes, so the
 caller saves it at once (a killed run keeps every finished cell).
 
-- `run_local`: `arcwise.local_pool` (spawned workers that leave Ctrl-C to this
+- `run_local`: `arcwise.core.local_pool` (spawned workers that leave Ctrl-C to this
   process) with one cell per worker process (memory goes back between cells).
 - `run_dask`: the cells as tasks of a Dask distributed scheduler, given by
   its address (``tcp://host:8786``) or as a `dask.distributed.Client`;
@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
+from arcwise.core.local_pool import local_pool, submitted
 from arcwise.experiments.cells import Cell, Revision, run_cell
-from arcwise.local_pool import local_pool, submitted
 
 OnResult = Callable[[dict[str, Any]], Any]
 

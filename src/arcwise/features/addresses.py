@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from arcwise.systems import dispatch as systems
+from arcwise.dispatch import systems
 from arcwise.systems import state as st
 from arcwise.systems.positions import (  # noqa: F401 (the names of the bases, here for features)
     B0,

@@ -6,7 +6,7 @@ in order (a base position, or a tree move from an earlier address), scanning
 the heads region for the dependents of the few words whose dependents a
 template asks for, (3) computes every (address, atom) value once, and (4)
 folds each template's values into one 64-bit hash seeded by the template
-(`arcwise.models.hashing.combine`).
+(`arcwise.features.hashing.combine`).
 
 Atom values are non-negative integers: MISSING (0) for every atom of a word
 that does not exist (the feature still fires, with that value), else the id
@@ -30,11 +30,12 @@ from arcwise.features.addresses import (
     focus_words,
     heads_offset,
 )
+from arcwise.features.hashing import combine
 from arcwise.features.templates import (
-    DISTANCE,
-    FEATS,
     CLOSEST_LEFT,
     CLOSEST_RIGHT,
+    DISTANCE,
+    FEATS,
     FORM,
     GRANDPARENT,
     GUIDE_ARC,
@@ -57,7 +58,6 @@ from arcwise.features.templates import (
     UPOS,
     XPOS,
 )
-from arcwise.models.hashing import combine
 from arcwise.systems import state as st
 
 MISSING = np.uint64(0)

@@ -19,7 +19,7 @@ A template is one or more *parts* joined by ``+``; a part is ``ADDRESS.ATOMS``:
   ``v_l`` / ``v_r`` number of left / right dependents, ``s_l`` / ``s_r`` set of
   left / right dependents' labels; for rare and unknown words ``lc`` the
   lowercased form, ``sf`` its suffix, ``sh`` its shape
-  (`arcwise.vocab.form_signature`); for a guided parser (stacking, 2011 paper
+  (`arcwise.core.vocab.form_signature`); for a guided parser (stacking, 2011 paper
   Table 5) ``gd`` the direction of the word's head in the guide tree (left,
   right, root), ``gl`` its guide label, ``ga`` the guide arc between the
   system's two focus words (left to right, right to left, none); ``hr``
@@ -48,9 +48,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arcwise.errors import ArcwiseError, InputError
+from arcwise.core.errors import ArcwiseError, InputError
 from arcwise.features.addresses import BASE_NAMES
-from arcwise.models.hashing import text_hash
+from arcwise.features.hashing import text_hash
 from arcwise.systems import REGISTRY, ids
 
 # Base positions, one code each (the index); `addresses.base_positions` fills them.

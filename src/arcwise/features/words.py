@@ -3,7 +3,7 @@
 A sentence of n words is an int32 array [n + 1, len(WORD_COLUMNS)] (row 0:
 the root), C-contiguous so that a batch's sentences are row slices of one
 matrix.  The columns are the vocabulary ids of the input columns and of the
-form's derived strings (`arcwise.vocab.form_signature`), and, for a guided
+form's derived strings (`arcwise.core.vocab.form_signature`), and, for a guided
 parser (stacking, 2011 paper §5.3), the guide parser's tree: each word's
 guide head (-1: no guide) and the id of its guide label in the deprel
 vocabulary.
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from arcwise.corpus import Sentence
-from arcwise.vocab import EncodedSentence, Vocabularies
+from arcwise.core.corpus import Sentence
+from arcwise.core.vocab import EncodedSentence, Vocabularies
 
 WORD_COLUMNS = (
     "form", "upos", "xpos", "feats", "lower", "suffix", "shape", "guide_head", "guide_label",

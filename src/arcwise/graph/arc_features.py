@@ -13,7 +13,7 @@ A sentence's words are the rows of an int64 array `atoms` [n + 1, ATOMS]
 the prefix and suffix 3-grams, and up to MAX_MORPH hashes of single FEATS
 values (0 = none).  A guided parser (stacking, §5) appends two columns, each
 word's head and label id in the guide parser's tree (`with_guide`), and its
-arcs and labels get Table 5's guide features.  Features are hashed (`arcwise.models.hashing`) into the
+arcs and labels get Table 5's guide features.  Features are hashed (`arcwise.features.hashing`) into the
 rows of one weight vector of n_buckets entries; each function writes bucket
 indices into `out` and returns how many it wrote, so scoring (sum the
 weights) and updating (add to them) read the same features.
@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from arcwise.models.hashing import bucket, combine, text_hash
+from arcwise.features.hashing import bucket, combine, text_hash
 
 FORM, UPOS, XPOS, PREFIX, SUFFIX, MORPH = range(6)
 MAX_MORPH = 6

@@ -1,4 +1,4 @@
-"""A neural graph-based parser: biaffine scores (`arcwise.models.biaffine`) decoded with
+"""A neural graph-based parser: biaffine scores (`arcwise.graph.biaffine`) decoded with
 Chu-Liu-Edmonds or Eisner, as the 2011 paper's MST parser decodes its linear scores.
 
 The decoder reads each word's log-probability of every head, so the tree it
@@ -16,24 +16,29 @@ from typing import Any
 
 import numpy as np
 
-from arcwise.corpus import ROOT, Sentence, as_sentences, nothing_to_learn
-from arcwise.errors import ArcwiseError
+from arcwise.core.corpus import ROOT, Sentence, as_sentences, nothing_to_learn
+from arcwise.core.errors import NOT_TRANSITION_BASED, ArcwiseError
+from arcwise.core.vocab import Vocabularies, check_tagged
 from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
 from arcwise.graph.eisner import eisner
 from arcwise.io import annotate
+from arcwise.learn.neural import (
+    char_vocabulary,
+    configured,
+    decayed,
+    encoder_inputs,
+    form_counts,
+    need_torch,
+    vocabulary_sizes,
+)
 from arcwise.models import modelfile
-from arcwise.models.bilstm import (char_vocabulary, configured, decayed, encoder_inputs,
-                                   form_counts, need_torch, vocabulary_sizes)
-from arcwise.pipeline.text_api import AnnotatesText
-from arcwise.trace import NOT_TRANSITION_BASED
 from arcwise.trees.projectivity import is_well_formed
-from arcwise.vocab import Vocabularies, check_tagged
 
 DECODERS = ("projective", "non-projective")
 PARSE_SENTENCES = 256  # sentences per network call when parsing
 
 
-class BiaffineParser(AnnotatesText):
+class BiaffineParser:
     """A trained biaffine graph-based parser (see the module docstring).
 
     >>> parser = arcwise.load("en.biaffine")
@@ -74,7 +79,7 @@ class BiaffineParser(AnnotatesText):
         parser's trees of the sentences, for a guided model."""
         import torch
 
-        from arcwise.parse import Batch
+        from arcwise.features.batch import Batch
 
         if trace:
             raise ArcwiseError(NOT_TRANSITION_BASED)
@@ -118,20 +123,20 @@ class BiaffineParser(AnnotatesText):
                    single_root: bool | None = None,
                    progress: Callable[[int], Any] | None = None,
                    batch_sentences: int = 4096, trace: bool = False) -> int:
-        """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`."""
+        """Parse a treebank into another, streaming; as `arcwise.transition.parser.Parser.parse_file`."""
         if trace:
             raise ArcwiseError(NOT_TRANSITION_BASED)
         return annotate(input, output, self.parse, format=format, single_root=single_root,
                         batch_sentences=batch_sentences, progress=progress)
 
-    def retrained(self, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None):
-        """A new parser trained on `sentences` with this one's options (jackknifing)."""
+    def training_options(self) -> dict[str, Any]:
+        """The options that train a parser like this one (`arcwise.models.kinds.train_system`
+        of "mst"): what jackknifing retrains it with."""
         hp = self.hyperparameters
         neural = {**hp["sizes"], "batch_sentences": hp["batch_sentences"],
                   "threads": hp["threads"]}
-        parser, _ = train_biaffine(sentences, dev, decoder=self.decoder, epochs=hp["epochs"],
-                                   seed=hp["seed"], neural=neural)
-        return parser
+        return dict(model="biaffine", decoder=self.decoder, epochs=hp["epochs"],
+                    seed=hp["seed"], neural=neural)
 
     # --- model files -------------------------------------------------------
 
@@ -170,7 +175,7 @@ class BiaffineParser(AnnotatesText):
         """A parser from a model file's (arrays, metadata); any problem is an ArcwiseError."""
         import torch
 
-        from arcwise.models.biaffine import BiaffineNetwork, BiaffineSizes
+        from arcwise.graph.biaffine import BiaffineNetwork, BiaffineSizes
 
         need_torch()
         modelfile.check_parser_meta(meta, arrays, source)
@@ -218,18 +223,18 @@ def train_biaffine(
 ) -> tuple[BiaffineParser, dict[str, Any]]:
     """Train a biaffine parser; returns (the parser of the best dev epoch, the log).
 
-    epochs: None = `arcwise.trainer.default_epochs` (by the updates they make).
+    epochs: None = `arcwise.training.epochs.default_epochs` (by the updates they make).
     neural: `BiaffineSizes` fields, batch_sentences (sentences per update, 32)
     and threads (torch's).  Trees that are not well formed are skipped.  guide,
     dev_guide: a guide parser's trees of the train and dev sentences (jackknifed for
-    train: `arcwise.stacking.jackknife`) to train a guided parser.
+    train: `arcwise.combination.stacking.jackknife`) to train a guided parser.
     """
     import torch
 
-    from arcwise.models.biaffine import BiaffineNetwork, BiaffineSizes
-    from arcwise.parse import Batch
-    from arcwise.train import data_sha256, score_parser
-    from arcwise.trainer import default_epochs, log_header, run_epochs
+    from arcwise.features.batch import Batch
+    from arcwise.graph.biaffine import BiaffineNetwork, BiaffineSizes
+    from arcwise.training.data import data_sha256, score_parser
+    from arcwise.training.epochs import default_epochs, log_header, run_epochs
 
     need_torch()
     if decoder not in DECODERS:
@@ -273,7 +278,7 @@ def train_biaffine(
 
 
 class BiaffineEpochs:
-    """The biaffine parser's epochs (`arcwise.trainer.EpochTrainer`): Adam on the cross
+    """The biaffine parser's epochs (`arcwise.training.epochs.EpochTrainer`): Adam on the cross
     entropy of each word's head and of its gold arc's label, over batches of sentences
     of similar lengths; snapshots are copies of the network's weights."""
 
@@ -289,8 +294,8 @@ class BiaffineEpochs:
         import torch
         import torch.nn.functional as F
 
-        from arcwise.stepped import sub_batch
-        from arcwise.train import length_batches
+        from arcwise.features.batch import sub_batch
+        from arcwise.training.data import length_batches
 
         network, batch, usable = self.network, self.batch, self.usable
         rng = np.random.default_rng([self.seed, epoch])

@@ -9,7 +9,7 @@ second-order Eisner algorithm or its approximate non-projective extension at
 order 2 (McDonald & Pereira 2006).  It is trained online for 10 epochs, by
 1-best MIRA (McDonald, Crammer & Pereira 2005) or the perceptron, with
 averaged weights.  (2) A log-linear labeler picks each arc's label
-(`arcwise.models.arc_labeler`, Table 3d).
+(`arcwise.graph.arc_labeler`, Table 3d).
 
 Second-order parts of a tree (`tree_buckets`): for every head h and side,
 its children m1, m2, ... in order of distance from h give (h, h, m1),
@@ -25,10 +25,11 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from arcwise.corpus import ROOT, Sentence, as_sentences, nothing_to_learn
-from arcwise.errors import ArcwiseError
-from arcwise.pipeline.text_api import AnnotatesText
+from arcwise.core.corpus import ROOT, Sentence, as_sentences, nothing_to_learn
+from arcwise.core.errors import NOT_TRANSITION_BASED, ArcwiseError
+from arcwise.core.vocab import Vocabularies, check_tagged
 from arcwise.graph import arc_features as af
+from arcwise.graph import arc_labeler
 from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
 from arcwise.graph.eisner import eisner
 from arcwise.graph.second_order import (
@@ -37,10 +38,8 @@ from arcwise.graph.second_order import (
     second_order_nonprojective,
 )
 from arcwise.io import annotate
-from arcwise.models import arc_labeler, modelfile
-from arcwise.trace import NOT_TRANSITION_BASED
+from arcwise.models import modelfile
 from arcwise.trees.projectivity import is_well_formed
-from arcwise.vocab import Vocabularies, check_tagged
 
 ORDERS = (1, 2)
 DECODERS = ("projective", "non-projective")
@@ -199,7 +198,7 @@ def label_tree(atoms, counts, heads, label_weights, out):
     return labels
 
 
-class GraphParser(AnnotatesText):
+class GraphParser:
     """A trained graph-based parser (order 1 or 2, projective or non-projective decoding).
 
     >>> parser = GraphParser.load("en.mst")
@@ -238,15 +237,17 @@ class GraphParser(AnnotatesText):
         """Whether the model reads a guide parser's trees (stacking, 2011 paper §5)."""
         return bool(self.hyperparameters.get("guided", False))
 
-    def retrained(self, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None):
-        """A new parser trained on `sentences` with this one's options (jackknifing; dev
-        is not read: the linear model trains for its fixed number of epochs)."""
+    # jackknifing retrains it without dev: the linear model trains for its fixed epochs
+    retrains_with_dev = False
+
+    def training_options(self) -> dict[str, Any]:
+        """The options that train a parser like this one (`arcwise.models.kinds.train_system`
+        of "mst"): what jackknifing retrains it with."""
         hp = self.hyperparameters
-        parser, _ = train_graph_parser(
-            sentences, None, order=self.order, decoder=self.decoder, epochs=hp["epochs"],
-            update_rule=hp["update"], seed=hp["seed"], buckets=hp["buckets"],
-            label_buckets=hp["label_buckets"], labeler_iterations=hp["labeler_iterations"])
-        return parser
+        return dict(model="perceptron", order=self.order, decoder=self.decoder,
+                    epochs=hp["epochs"], update_rule=hp["update"], seed=hp["seed"],
+                    buckets=hp["buckets"], label_buckets=hp["label_buckets"],
+                    labeler_iterations=hp["labeler_iterations"])
 
     def prepare(self, sentence: Sentence, guide: Sentence | None = None) -> GraphSentence:
         return GraphSentence(sentence, self.vocabularies, self._index, guide)
@@ -287,7 +288,7 @@ class GraphParser(AnnotatesText):
                    single_root: bool | None = None,
                    progress: Callable[[int], Any] | None = None,
                    batch_sentences: int = 4096, trace: bool = False) -> int:
-        """Parse a treebank into another, streaming; as `arcwise.parse.Parser.parse_file`
+        """Parse a treebank into another, streaming; as `arcwise.transition.parser.Parser.parse_file`
         (trace=True is refused, as by `parse`)."""
         if trace:
             raise ArcwiseError(NOT_TRANSITION_BASED)
@@ -370,7 +371,7 @@ def train_graph_parser(
     progress: Callable[[dict[str, Any]], Any] | None = None,
 ) -> tuple[GraphParser, dict[str, Any]]:
     """Train the two stages on `train_sentences`; returns (parser, training log:
-    `arcwise.trainer`).
+    `arcwise.training.epochs`).
 
     Training sentences that are not trees are skipped; ArcwiseError if no
     tree of two or more words is left.
@@ -378,15 +379,15 @@ def train_graph_parser(
     dev UAS/LAS are logged when dev sentences are given, and the parser's scores are
     the last epoch's.  guide / dev_guide: the
     guide parser's trees of the train / dev sentences (stacking, §5.1: train the
-    guide by jackknifing, `arcwise.stacking`); the model then reads Table 5's
+    guide by jackknifing, `arcwise.combination.stacking`); the model then reads Table 5's
     guide features and needs a guide tree for every sentence it parses.
     """
     import time
 
     from arcwise.eval.metrics import evaluate
     from arcwise.io.conllu import with_tree
-    from arcwise.train import data_sha256
-    from arcwise.trainer import LAST, log_header, run_epochs
+    from arcwise.training.data import data_sha256
+    from arcwise.training.epochs import LAST, log_header, run_epochs
 
     if update_rule not in UPDATES:
         raise ValueError(f"update must be one of {', '.join(UPDATES)}, not {update_rule!r}")
@@ -454,7 +455,7 @@ def train_graph_parser(
 
 
 class GraphEpochs:
-    """The graph-based parser's epochs (`arcwise.trainer.EpochTrainer`): online MIRA (or
+    """The graph-based parser's epochs (`arcwise.training.epochs.EpochTrainer`): online MIRA (or
     perceptron) updates of the arc weights, one sentence at a time in a new random order
     each epoch; the parser gets the averaged weights after each."""
 

@@ -3,7 +3,7 @@
 `conllu.read` / `conllx.read` stream Sentences from a file; `conllu.write`
 writes them back losslessly (optionally with new trees); `read_treebank`
 picks the reader from the file name.  Malformed input raises
-`arcwise.errors.InputError` with file and line.
+`arcwise.core.errors.InputError` with file and line.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
-from arcwise.corpus import Sentence
-from arcwise.errors import ArcwiseError, InputError
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import ArcwiseError, InputError
 from arcwise.io import conllu, conllx
 
 FORMATS = ("conllu", "conllx")  # treebank formats, read and written

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 
 
 @contextmanager
@@ -30,7 +30,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str = "utf-
     A regular file or a new path: the data goes to a temporary file in the
     same directory, which is flushed, synced and renamed over the file
     (`os.replace`) when the block ends without an exception; on any exception
-    (or signal, see `arcwise.interrupts`) it is removed and the file is left
+    (or signal, see `arcwise.core.interrupts`) it is removed and the file is left
     as it was.  A replaced file keeps its permission bits; a new one gets
     0o666 minus umask.  A symbolic link is resolved first (its target is
     replaced, the link kept).  A device, FIFO or socket is opened and written

@@ -52,8 +52,8 @@ from typing import IO, Any
 
 import numpy as np
 
-from arcwise.corpus import ROOT, Sentence
-from arcwise.errors import InputError
+from arcwise.core.corpus import ROOT, Sentence
+from arcwise.core.errors import InputError
 from arcwise.io.atomic import atomic_write
 
 MAX_WORDS = 10_000  # words (not lines) per sentence; longer ones are errors

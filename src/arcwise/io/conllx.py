@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from arcwise.corpus import Sentence
-from arcwise.errors import InputError
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import InputError
 from arcwise.io import conllu
 from arcwise.io.conllu import Source, write  # noqa: F401  (the writer is shared)
 

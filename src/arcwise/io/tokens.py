@@ -13,8 +13,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from arcwise.corpus import Sentence
-from arcwise.errors import InputError
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import InputError
 from arcwise.io import conllu
 
 _CONTROL = re.compile("[\x00-\x1f\x7f]")

@@ -8,35 +8,35 @@ the service ask it instead of looking at system names.
 
 from __future__ import annotations
 
-import importlib
 import os
 from typing import Any
 
 import numpy as np
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
+from arcwise.core.registry import named, registered
 
 # kind -> "module:Class"; the class has load(path) and from_saved(arrays, meta, source)
 KINDS = {
-    "perceptron": "arcwise.parse:Parser",
-    "bilstm": "arcwise.stepped:ScorerParser",
+    "perceptron": "arcwise.transition.parser:Parser",
+    "bilstm": "arcwise.transition.parser:ScorerParser",
     "graph": "arcwise.graph.mst_parser:GraphParser",
     "biaffine": "arcwise.graph.biaffine_parser:BiaffineParser",
-    "guided": "arcwise.stacking:GuidedParser",
+    "guided": "arcwise.combination.stacking:GuidedParser",
     "pipeline": "arcwise.pipeline.pipeline:Pipeline",
 }
-# kind -> "module:Class" of the Scorer (`arcwise.models.scorer`) a ScorerParser of that kind holds
-# (its classmethod for_training(run, options) makes a new one for `arcwise.train`)
+# kind -> "module:Class" of the Scorer (`arcwise.transition.scorers.scorer`) a ScorerParser of that kind holds
+# (its classmethod for_training(run, options) makes a new one for `arcwise.transition.train`)
 SCORERS = {
-    "bilstm": "arcwise.models.bilstm:BiLSTMScorer",
-    "perceptron": "arcwise.models.perceptron_scorer:PerceptronScorer",
+    "bilstm": "arcwise.transition.scorers.bilstm:BiLSTMScorer",
+    "perceptron": "arcwise.transition.scorers.perceptron:PerceptronScorer",
 }
 
 # a tagger's model (its metadata's "model"; none: perceptron) -> "module:Class"; the class has
 # train(sentences, dev, *, epochs, seed, progress, ...) and from_saved(arrays, meta, source, prefix)
 TAGGERS = {
-    "perceptron": "arcwise.pipeline.tagger:Tagger",
-    "bilstm": "arcwise.pipeline.bilstm_tagger:BiLSTMTagger",
+    "perceptron": "arcwise.pipeline.stages.tagger:Tagger",
+    "bilstm": "arcwise.pipeline.stages.bilstm_tagger:BiLSTMTagger",
 }
 
 
@@ -58,23 +58,18 @@ def model_class(meta: dict[str, Any], source: str = "model") -> type:
     return registered(KINDS, kind_of(meta), "model", source, "; a newer arcwise may read it")
 
 
-def registered(registry: dict[str, str], key: str, what: str, source: str,
-               hint: str = "") -> type:
-    """The class that `registry` ({key: "module:Class"}) names for `key`; ArcwiseError for a
-    key it does not know, saying which it knows."""
-    if key not in registry:
-        raise ArcwiseError(f"{source}: unknown kind of {what} {key!r} (known: "
-                           f"{', '.join(registry)}{hint})")
-    module, name = registry[key].split(":")
-    return getattr(importlib.import_module(module), name)
-
-
 # Parsers that are not transition systems, by the name `arcwise train --system` takes and
 # then by model (`--model`): "module:function" of their trainer, f(train, dev, **options).
 GRAPH_SYSTEMS = {
     "mst": {"perceptron": "arcwise.graph.mst_parser:train_graph_parser",
             "biaffine": "arcwise.graph.biaffine_parser:train_biaffine"},
 }
+# every --model the registries know: the transition scorers and the graph-based models
+MODELS = tuple(dict.fromkeys(["perceptron", *SCORERS,
+                              *(m for models in GRAPH_SYSTEMS.values() for m in models)]))
+# every transition system's trainer, f(system, train, dev, **options) (options["model"]
+# names the scorer: `SCORERS`)
+TRANSITION_TRAINER = "arcwise.transition.train:train"
 
 
 def is_graph_system(system: str) -> bool:
@@ -83,20 +78,18 @@ def is_graph_system(system: str) -> bool:
 
 
 def train_system(system: str, train: Any, dev: Any = None, **options: Any) -> tuple[Any, Any]:
-    """Train a parser of `system` (a graph-based one or a transition system,
-    `arcwise.train.train`) and options["model"] (default perceptron); returns (parser,
-    training log)."""
+    """Train a parser of `system` (a graph-based one, `GRAPH_SYSTEMS`, or a transition
+    system, `TRANSITION_TRAINER`) and options["model"] (default perceptron); returns
+    (parser, training log).  The one place that picks a trainer: the command line,
+    stacking's jackknifing and the experiments ask it."""
     if system in GRAPH_SYSTEMS:
         options = dict(options)
         model = options.pop("model", "perceptron")
         if model not in GRAPH_SYSTEMS[system]:
             raise ValueError(f"{system} has no {model} model (it has "
                              f"{', '.join(GRAPH_SYSTEMS[system])})")
-        module, name = GRAPH_SYSTEMS[system][model].split(":")
-        return getattr(importlib.import_module(module), name)(train, dev, **options)
-    from arcwise.train import train as train_transition_parser
-
-    return train_transition_parser(system, train, dev, **options)
+        return named(GRAPH_SYSTEMS[system][model])(train, dev, **options)
+    return named(TRANSITION_TRAINER)(system, train, dev, **options)
 
 
 def scorer_class(kind: str, source: str = "model") -> type:

@@ -15,7 +15,7 @@ stored, not deflated: trained weight tables are mostly nonzero floats that
 deflate barely shrinks, while storing makes saving a checkpoint fast and
 loading one copy (or a memory map: `load(..., mapped=True)`).  The file size
 is thus the arrays' size: the perceptron stores only the nonzero rows of its
-tables, which the model bounds (see `arcwise.models.perceptron`).
+tables, which the model bounds (see `arcwise.learn.perceptron`).
 
 Loading reads the metadata first, refuses newer format versions, and checks
 every member's name, dtype, shape and length against the manifest before
@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-import arcwise
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
+from arcwise.core.version import __version__
 from arcwise.io.atomic import atomic_write
 
 FORMAT_NAME = "arcwise-model"
@@ -97,7 +97,7 @@ def save(
     full.update(
         format=FORMAT_NAME,
         format_version=FORMAT_VERSION,
-        arcwise_version=arcwise.__version__,
+        arcwise_version=__version__,
         arrays={
             name: {"dtype": a.dtype.str, "shape": list(a.shape)} for name, a in prepared.items()
         },
@@ -231,7 +231,7 @@ def _check_meta(meta: Any, source: str) -> None:
     if version > FORMAT_VERSION:
         raise ArcwiseError(
             f"{source}: format version {version} is newer than this arcwise "
-            f"({arcwise.__version__} reads up to {FORMAT_VERSION}); upgrade arcwise"
+            f"({__version__} reads up to {FORMAT_VERSION}); upgrade arcwise"
         )
     for key, kind in {**REQUIRED_META, "arcwise_version": str, "arrays": dict}.items():
         if key not in meta or not isinstance(meta[key], kind):
@@ -261,7 +261,7 @@ def check_parser_meta(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray],
     a treebank's DEPREL column can hold (distinct, no whitespace or control character,
     not ``_``), the root label among them, every vocabulary a list of distinct strings,
     and finite float weights."""
-    from arcwise.vocab import COLUMNS
+    from arcwise.core.vocab import COLUMNS
 
     def bad(what: str) -> ArcwiseError:
         return ArcwiseError(f"{source}: corrupt model file ({what})")

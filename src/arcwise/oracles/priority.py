@@ -28,8 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-NONE, MONOTONIC = "none", "monotonic"
-PRIORITIES = (NONE, MONOTONIC)
+from arcwise.oracles import MONOTONIC, NONE, PRIORITIES  # noqa: F401 (where callers look)
 
 
 def check(priority: str) -> str:

@@ -1,5 +1,5 @@
 """A plain multiclass averaged perceptron over hashed features, for the tokenizer and the
-tagger: the parser's `arcwise.models.perceptron` with unlabeled classes only (its label
+tagger: the parser's `arcwise.learn.perceptron` with unlabeled classes only (its label
 table has no columns), so training, averaging and the model-file arrays are the same code.
 """
 
@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from arcwise.errors import ArcwiseError
-from arcwise.models import perceptron as pc
+from arcwise.core.errors import ArcwiseError
+from arcwise.learn import perceptron as pc
 
 LABEL_BUCKETS = pc.MIN_BUCKETS  # the label table is unused: no columns
 

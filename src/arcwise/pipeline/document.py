@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arcwise.corpus import Sentence
-from arcwise.errors import ArcwiseError
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import ArcwiseError
 from arcwise.io import conllu
 
 SCHEMA, SCHEMA_VERSION = "arcwise-document", 1
@@ -60,7 +60,7 @@ class Word:
 
 
 class DocumentSentence:
-    """A sentence of a document: its words, tokens and text, over an `arcwise.corpus.Sentence`."""
+    """A sentence of a document: its words, tokens and text, over an `arcwise.core.corpus.Sentence`."""
 
     def __init__(self, sentence: Sentence):
         self.sentence = sentence
@@ -88,7 +88,7 @@ class DocumentSentence:
 
     def tokens(self) -> list[dict[str, Any]]:
         """[{"form", "words", "space_after"}] in order (see the module docstring)."""
-        from arcwise.pipeline.tokenizer import sentence_tokens
+        from arcwise.pipeline.stages.tokenizer import sentence_tokens
 
         out, at = [], 1
         for surface, words, space in sentence_tokens(self.sentence):

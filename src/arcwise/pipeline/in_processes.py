@@ -21,14 +21,19 @@ from contextlib import ExitStack, nullcontext, suppress
 from functools import partial
 from typing import IO, Any
 
-from arcwise.corpus import Sentence
-from arcwise.errors import ArcwiseError
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import ArcwiseError
+from arcwise.core.local_pool import local_pool, submitted
 from arcwise.io import conllu, format_of, one_root_by_default, read_treebank
-from arcwise.local_pool import local_pool, submitted
 from arcwise.models import modelfile
 from arcwise.models.kinds import kind_of
-from arcwise.pipeline.pipeline import (NO_TOKENIZER, RAW_TEXT, Pipeline, components_of,
-                                       raw_paragraphs)
+from arcwise.pipeline.pipeline import (
+    NO_TOKENIZER,
+    RAW_TEXT,
+    Pipeline,
+    components_of,
+    raw_paragraphs,
+)
 
 CHUNK_CHARACTERS = 16_000  # a chunk of raw text: whole paragraphs, about this many characters
 CHUNK_WORDS = 4_000  # a chunk of sentences: about this many words
@@ -173,7 +178,7 @@ def _load(model: str | tuple[dict, dict]) -> None:
     except ArcwiseError as error:
         _failure = error
         return
-    _model = model if isinstance(model, Pipeline) else model.as_pipeline()
+    _model = Pipeline.of(model)
     numba.set_num_threads(1)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)

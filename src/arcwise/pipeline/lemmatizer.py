@@ -23,8 +23,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from arcwise.corpus import Sentence
-from arcwise.errors import ArcwiseError
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import ArcwiseError
 
 MAX_ENDING = 6  # characters of a form's ending that select a rule
 MIN_RULE_COUNT = 3  # words an ending's rule needs (longer endings overfit otherwise)

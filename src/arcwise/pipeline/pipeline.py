@@ -11,7 +11,7 @@ Input without tags is tagged when the pipeline has a tagger; input with tags
 (CoNLL-U with UPOS, XPOS or FEATS) keeps them.  Without a tokenizer a text
 is one sentence per line, tokens separated by whitespace, and text that needs a
 tokenizer is refused (`whitespace_words`).  A plain parser model is a pipeline of
-itself alone (`arcwise.pipeline.text_api`).
+itself alone (`arcwise.pipeline.pipeline`).
 
 The model file (`arcwise.models.modelfile`) holds each component's arrays
 under its prefix (``tokenizer_``, ``tagger_``, ``parser_``) and its metadata
@@ -27,18 +27,20 @@ from typing import IO, Any
 
 import numpy as np
 
-from arcwise.corpus import Sentence, as_sentences
-from arcwise.errors import ArcwiseError
+from arcwise.core.corpus import Sentence, as_sentences
+from arcwise.core.errors import ArcwiseError
+from arcwise.core.registry import named
+from arcwise.core.vocab import TAG_COLUMNS, untagged
 from arcwise.io import conllu, one_root_by_default, read_treebank
+from arcwise.io.annotations import tree_annotations
 from arcwise.io.tokens import text_read
-from arcwise.models import modelfile
-from arcwise.models.kinds import tagger_from_saved
+from arcwise.models import kinds, modelfile
 from arcwise.pipeline.document import Document
-from arcwise.pipeline.tokenizer import Tokenizer
-from arcwise.vocab import TAG_COLUMNS, untagged
+from arcwise.pipeline.stages import STAGES, prefix
+from arcwise.pipeline.stages.tokenizer import Tokenizer
 
 SYSTEM = "pipeline"
-COMPONENTS = ("tokenizer", "tagger", "parser")
+COMPONENTS = tuple(STAGES)  # the stages a pipeline may hold, in the order it runs them
 BATCH_SENTENCES = 4096
 RAW_TEXT = ("text", "lines")  # the input formats a tokenizer reads
 NO_TOKENIZER = ("this model has no tokenizer: give tokens (one sentence per line) or train a "
@@ -70,21 +72,46 @@ def whitespace_words(text: str) -> list[list[str]]:
 
 
 class Pipeline:
-    """A tokenizer, a tagger (of any model in `arcwise.models.kinds.TAGGERS`) and a parser,
+    """The stages of `arcwise.pipeline.stages.STAGES` -- a tokenizer, a tagger (of any model
+    in `arcwise.models.kinds.TAGGERS`), a parser, and any stage registered after them --
     each optional (see the module docstring)."""
 
     def __init__(self, tokenizer: Tokenizer | None = None, tagger: Any = None,
                  parser=None, command_line: Sequence[str] = (),
-                 hyperparameters: dict[str, Any] | None = None):
-        if tokenizer is None and tagger is None and parser is None:
+                 hyperparameters: dict[str, Any] | None = None, **stages: Any):
+        unknown = set(stages) - set(COMPONENTS)
+        if unknown:
+            raise ValueError(f"unknown stage {', '.join(sorted(unknown))} (known: "
+                             f"{', '.join(COMPONENTS)})")
+        given = {"tokenizer": tokenizer, "tagger": tagger, "parser": parser, **stages}
+        self.stages = {name: given[name] for name in COMPONENTS if given.get(name) is not None}
+        if not self.stages:
             raise ValueError("a pipeline needs at least one component")
-        self.tokenizer, self.tagger, self.parser = tokenizer, tagger, parser
         self.command_line = list(command_line)
         self.hyperparameters = dict(hyperparameters or {})  # how the parts were trained together
 
     @property
+    def tokenizer(self) -> Tokenizer | None:
+        return self.stages.get("tokenizer")
+
+    @property
+    def tagger(self) -> Any:
+        return self.stages.get("tagger")
+
+    @property
+    def parser(self) -> Any:
+        return self.stages.get("parser")
+
+    @classmethod
+    def of(cls, model: Any) -> Pipeline:
+        """The pipeline of a loaded model: itself if it is one, else a pipeline of that
+        parser alone (`load`)."""
+        return model if isinstance(model, Pipeline) else cls(parser=model)
+
+    @property
     def components(self) -> tuple[str, ...]:
-        return tuple(c for c in COMPONENTS if getattr(self, c) is not None)
+        """The names of the stages it holds, in the order it runs them."""
+        return tuple(self.stages)
 
     def __repr__(self) -> str:
         return f"Pipeline({', '.join(self.components)})"
@@ -139,15 +166,25 @@ class Pipeline:
         """Tag (when the pipeline has a tagger and the sentences no tags; retag: even when
         they have) and parse (when it has a parser): the sentences with their new columns.
         The parser reads the tags of `tagged`'s first list."""
-        read, sentences = self.tagged(sentences, retag=retag)
-        if self.parser is None or not sentences:
-            return sentences
-        from arcwise.parse import annotations
+        read, written = self.tagged(sentences, retag=retag)
+        if not written:
+            return written
+        for name, stage in self.stages.items():  # tokenizer and tagger: done above
+            if name == "parser":
+                written = self.parsed(read, written, single_root, trace)
+            elif name not in ("tokenizer", "tagger"):  # a stage registered after them
+                read, written = (stage.annotate(read), stage.annotate(written)) \
+                    if read is not written else (stage.annotate(read),) * 2
+        return written
 
-        trees = annotations(self.parser.parse(read, single_root=single_root, trace=trace)) \
+    def parsed(self, read: list[Sentence], written: list[Sentence], single_root: bool,
+               trace: bool) -> list[Sentence]:
+        """The written sentences with the trees the parser gives the read ones."""
+        trees = tree_annotations(
+            self.parser.parse(read, single_root=single_root, trace=trace)) \
             if trace else self.parser.parse(read, single_root=single_root)
         out = []
-        for sentence, (head, deprel, *misc) in zip(sentences, trees):
+        for sentence, (head, deprel, *misc) in zip(written, trees):
             sentence = conllu.with_tree(sentence, head, deprel)
             out.append(conllu.with_misc(sentence, misc[0]) if misc else sentence)
         return out
@@ -174,6 +211,8 @@ class Pipeline:
         the words tagged first when they have no tags and the pipeline a tagger."""
         if self.parser is None:
             raise ArcwiseError("this pipeline has no parser")
+        if self.tagger is None:  # a parser alone: its own parse
+            return self.parser.parse(sentences, single_root=single_root, trace=trace)
         sentences, single = as_sentences(sentences)
         read, _ = self.tagged(sentences)
         trees = self.parser.parse(read, single_root=single_root, trace=trace)
@@ -214,6 +253,10 @@ class Pipeline:
 
         if format in RAW_TEXT and self.tokenizer is None:
             raise ArcwiseError(NO_TOKENIZER)
+        if self.components == ("parser",):  # a parser alone: its own streaming of the input
+            return self.parser.parse_file(input, output, format=format,
+                                          single_root=single_root, progress=progress,
+                                          batch_sentences=batch_sentences, trace=trace)
         if single_root is None:
             single_root = one_root_by_default(format or format_of(input) or "conllu")
         sentences = self.read(input, format)
@@ -232,17 +275,11 @@ class Pipeline:
         """(arrays, metadata) of the model file (see the module docstring)."""
         arrays: dict[str, np.ndarray] = {}
         parts: dict[str, Any] = {"components": list(self.components)}
-        if self.tokenizer is not None:
-            a, parts["tokenizer"] = self.tokenizer.saved("tokenizer_")
+        for name, stage in self.stages.items():
+            saver = STAGES[name].saver
+            a, parts[name] = named(saver)(stage, prefix(name)) if saver else \
+                stage.saved(prefix(name))
             arrays.update(a)
-        if self.tagger is not None:
-            a, parts["tagger"] = self.tagger.saved("tagger_")
-            arrays.update(a)
-        if self.parser is not None:
-            if getattr(self.parser, "guided", False):
-                raise ValueError("a guided (stacking) parser cannot be part of a pipeline yet")
-            a, parts["parser"] = self.parser.saved()
-            arrays.update({"parser_" + name: array for name, array in a.items()})
         meta = {"system": SYSTEM, "options": {}, "labels": [], "vocabularies": {},
                 "training_data_sha256": None, "scores": {},
                 "hyperparameters": self.hyperparameters,
@@ -264,21 +301,17 @@ class Pipeline:
                    ) -> Pipeline:
         """A pipeline from a model file's (arrays, metadata) (`saved`); source names the
         file in messages."""
-        components = components_of(meta, source)
         parts = meta["pipeline"]
-        tokenizer = tagger = parser = None
-        if "tokenizer" in components:
-            tokenizer = Tokenizer.from_saved(arrays, parts["tokenizer"], source, "tokenizer_")
-        if "tagger" in components:
-            tagger = tagger_from_saved(arrays, parts["tagger"], source, "tagger_")
-        if "parser" in components:
-            from arcwise.stacking import from_saved
+        stages = {name: named(STAGES[name].loader)(arrays, parts[name], source, prefix(name))
+                  for name in components_of(meta, source)}
+        return cls(command_line=meta.get("command_line", []),
+                   hyperparameters=meta.get("hyperparameters"), **stages)
 
-            own = {name[len("parser_"):]: a for name, a in arrays.items()
-                   if name.startswith("parser_")}
-            parser = from_saved(own, parts["parser"], f"{source} (parser)")
-        return cls(tokenizer, tagger, parser, meta.get("command_line", []),
-                   meta.get("hyperparameters"))
+
+def load(path: str | os.PathLike) -> Pipeline:
+    """The model of a model file as a pipeline (`arcwise.load`): a pipeline file's, or a
+    pipeline of the parser a parser file holds (`Pipeline.of`)."""
+    return Pipeline.of(kinds.load(path))
 
 
 def raw_paragraphs(input: str | os.PathLike | IO, format: str

@@ -1,7 +1,7 @@
 """Predicted tags for training a parser (jackknifing), the standard practice since the
 CoNLL shared tasks: a parser trained on gold tags meets tagging errors only at test time,
 one trained on tags predicted by a tagger that never saw the sentence learns to live with
-them.  The training sentences are cut into k contiguous folds (`arcwise.stacking.folds_of`);
+them.  The training sentences are cut into k contiguous folds (`arcwise.combination.stacking.folds_of`);
 each fold is tagged by a tagger trained on the other k - 1.  The tagger kept for parsing is
 trained on all of them, and tags the dev sentences the parser's epochs are chosen on.
 """
@@ -15,17 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from arcwise.corpus import Sentence
-from arcwise.errors import ArcwiseError
+from arcwise.combination.stacking import folds_of
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import ArcwiseError
+from arcwise.core.local_pool import local_pool, submitted
+from arcwise.core.vocab import TAG_COLUMNS
 from arcwise.io.conllu import with_columns
-from arcwise.local_pool import local_pool, submitted
 from arcwise.models.kinds import train_tagger as new_tagger
-from arcwise.stacking import folds_of
-from arcwise.vocab import TAG_COLUMNS
 
 DEFAULT_FOLDS = 10
-# what a parser trains on: gold tags, jackknifed predicted tags, or none (it reads words only)
-TAGS = ("gold", "predicted", "none")
+from arcwise.pipeline import TAGS  # noqa: F401 (where callers look)
 
 
 def jackknifed(sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS, *,

@@ -1,6 +1,6 @@
 """A tag dictionary: the tags each frequent word had in training (its *ambiguity class*).
 
-The tagger's features (`arcwise.pipeline.tagger`, features version 2) read, for the word
+The tagger's features (`arcwise.pipeline.stages.tagger`, features version 2) read, for the word
 and the two words after it, the set of tags the lowercased form was seen with in the
 training data -- per column (UPOS, XPOS, FEATS) -- as one hashed atom: what Honnibal's
 and Collins's perceptron taggers read from a tag dictionary and UDPipe 1's MorphoDiTa
@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from arcwise.corpus import Sentence
-from arcwise.errors import ArcwiseError
-from arcwise.models.hashing import text_hashes
-from arcwise.vocab import TAG_COLUMNS
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import ArcwiseError
+from arcwise.core.vocab import TAG_COLUMNS
+from arcwise.features.hashing import text_hashes
 
 MIN_COUNT = 2
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from arcwise.corpus import Sentence
-from arcwise.errors import ArcwiseError
+from arcwise.combination.stacking import folds_of
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import ArcwiseError
 from arcwise.io.conllu import without_tags
+from arcwise.models.kinds import train_tagger
 from arcwise.pipeline.pipeline import COMPONENTS, Pipeline
 from arcwise.pipeline.predicted_tags import DEFAULT_FOLDS, TAGS, with_predicted_tags
-from arcwise.models.kinds import train_tagger
-from arcwise.pipeline.tokenizer import WHITESPACE_ONLY, Tokenizer
-from arcwise.stacking import folds_of
+from arcwise.pipeline.stages.tokenizer import WHITESPACE_ONLY, Tokenizer
 
 ParserTrainer = Callable[[Sequence[Sentence], Sequence[Sentence] | None], tuple[Any, Any]]
 """(train sentences, dev sentences or None) -> (parser, training log)."""

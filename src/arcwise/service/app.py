@@ -44,12 +44,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from arcwise import __version__
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
+from arcwise.core.vocab import check_tagged
 from arcwise.service import explorer, formats
 from arcwise.service.errors import RequestError, TooLarge, UnknownModel, Unprocessable
 from arcwise.service.limits import Limits
 from arcwise.service.models import Batcher, ServedModel
-from arcwise.vocab import check_tagged
 
 log = logging.getLogger("arcwise.serve")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
 
 
 class RequestError(ArcwiseError):

@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arcwise.corpus import Sentence
-from arcwise.errors import InputError
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import InputError
 from arcwise.io import conllu
 from arcwise.service.errors import RequestError, Unprocessable
 

@@ -8,7 +8,7 @@ first request.  Tokenizing and tagging run in the request's worker thread
 (their kernels are serial); `Batcher` runs every parse on one thread, off
 the event loop: the requests that arrive while a batch is parsed are parsed
 together in the next, one compiled call per model
-(`arcwise.parse.Parser.parse` batches whole lists), so many small requests
+(`arcwise.transition.parser.Parser.parse` batches whole lists), so many small requests
 cost about what one large one does.  One thread for all models also
 keeps numba's parallel loops from being entered from two threads at once.
 
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arcwise.corpus import Sentence
-from arcwise.errors import ArcwiseError
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import ArcwiseError
 from arcwise.service import formats
 
 log = logging.getLogger("arcwise.serve")

@@ -18,8 +18,8 @@ from importlib import resources
 from itertools import zip_longest
 from typing import Any
 
-from arcwise.corpus import Sentence
-from arcwise.errors import ArcwiseError, InputError
+from arcwise.core.corpus import Sentence
+from arcwise.core.errors import ArcwiseError, InputError
 from arcwise.io import read_treebank
 from arcwise.service.formats import sentence_id
 

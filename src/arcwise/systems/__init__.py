@@ -9,11 +9,10 @@ arc-hybrid (+swap), covington (+root), covington-nm (+root), two-planar.  A syst
 knows nothing of oracles; this registry is the one place that pairs each
 system with its oracle module (by name, imported on first use) and its feature
 tables.  Adding a system: its module, its oracle module, an entry here, then
-``python -m arcwise.systems.generate`` (the compiled dispatch).
+``python -m arcwise.dispatch.generate`` (the compiled dispatch).
 """
 
-from arcwise.systems.base import Configuration, TransitionSystem
-from arcwise.systems.base import Entry
+from arcwise.systems.base import Configuration, Entry, TransitionSystem
 from arcwise.systems.base import Registry as _Registry
 
 BUFFER_FEATURES = {option: "arc_eager_buffer.txt" for option in ("lba", "rba", "lnba", "rnba")}

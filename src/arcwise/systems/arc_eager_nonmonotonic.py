@@ -14,7 +14,7 @@ starts on the stack and the configuration is terminal when the buffer is
 empty (words left headless count as attached to 0), so the paper's
 end-of-sentence Reduces are not needed.  REDUCE is a labeled action: the
 label names the arc it adds to a headless top and is ignored otherwise (a
-REDUCE that adds no arc teaches the labeler nothing, `arcwise.train`).
+REDUCE that adds no arc teaches the labeler nothing, `arcwise.transition.train`).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ class SystemKernels:
     legal(state, mask) fills a bool mask over *all* action ids;
     apply(state, action, label) edits state in place (label -1 = unlabeled);
     arc(state, action) -> (head, dependent) of the arc the action would build,
-    (-1, -1) if none (see `arcwise.systems.dispatch.arc`).
+    (-1, -1) if none (see `arcwise.dispatch.systems.arc`).
     """
 
     name: str
@@ -139,7 +139,7 @@ class OracleKernels:
     loss(c) into out[a] for every legal a (None: computed generically).
     bound is an index into `bounds` (0 when the oracle has no bounds).
     variant selects among an oracle module's options in compiled dispatch
-    (`arcwise.oracles.dispatch`); each module's ``make`` sets it.  priority:
+    (`arcwise.dispatch.oracles`); each module's ``make`` sets it.  priority:
     the non-monotonic oracles' priority for monotonic paths ("none" or
     "monotonic", `arcwise.oracles.priority`); None for the other oracles.
     """
@@ -355,7 +355,7 @@ class Entry:
 @dataclass
 class Registry:
     """Systems by name; ``name+ext+ext`` selects a variant of a base system.  The compiled
-    dispatch of every entry is generated (`arcwise.systems.generate`)."""
+    dispatch of every entry is generated (`arcwise.dispatch.generate`)."""
 
     entries: dict[str, Entry] = field(default_factory=dict)
 

@@ -42,12 +42,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from arcwise.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError
+from arcwise.trees import ENCODINGS
 from arcwise.trees.projectivity import children, is_well_formed, nonprojective_arcs
 
 LIFTED = "↑"
 ON_PATH = "↓"
-ENCODINGS = ("head", "path", "head+path")
 HEAD, PATH, HEAD_PATH = range(3)  # encoding codes for the compiled search
 
 

@@ -1,0 +1,76 @@
+"""Local worker processes that leave signals to the process that started them.
+
+Ctrl-C reaches the terminal's whole process group.  Workers that reacted to it on their own
+would race the main process: one that ended first left the main process a broken pool
+(a traceback) instead of its own interrupt, and one still starting up printed a
+KeyboardInterrupt traceback.  So the workers hold back SIGINT, SIGTERM and SIGHUP from the
+moment they exist and ignore them once started, the main process alone reacts
+(`arcwise.core.interrupts`), and it kills them when it leaves the pool's block by an exception,
+an interrupt included.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+
+from arcwise.core.interrupts import SIGNALS, blocked
+
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+@contextmanager
+def local_pool(workers: int, initializer: Callable[..., Any] | None = None,
+               initargs: tuple = (), **options: Any) -> Iterator[ProcessPoolExecutor]:
+    """A pool of `workers` spawned processes, each running initializer(*initargs) first
+    (`options` as ProcessPoolExecutor's); submit with `submitted`.  Leaving the block
+    normally waits for the work; leaving it by an exception kills the workers at once."""
+    before = set(multiprocessing.active_children())
+    with blocked():  # a signal inside multiprocessing's set-up would leave it half done
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_started, initargs=(initializer, initargs),
+                                   **options)
+    try:
+        yield pool
+    except BaseException:
+        for worker in set(multiprocessing.active_children()) - before:
+            worker.kill()
+        raise
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def submitted(pool: ProcessPoolExecutor, function: Callable[..., Any],
+              calls: Iterable[tuple]) -> list[Future]:
+    """`pool.submit(function, *arguments)` for each tuple of arguments in `calls`.  The
+    processes this starts begin with the signals blocked, until they ignore them; here a
+    signal that comes meanwhile waits for the submissions to end."""
+    with blocked():
+        return [pool.submit(function, *arguments) for arguments in calls]
+
+
+def _started(initializer: Callable[..., Any] | None, initargs: tuple) -> None:
+    for s in SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)  # blocked by `submitted`
+    _dying_with_parent()
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _dying_with_parent() -> None:
+    """On Linux, the worker is killed when the process that started it ends, however it
+    ends (even killed itself, when it cannot kill its workers)."""
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux
+        return
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:  # it ended before prctl
+        os._exit(1)

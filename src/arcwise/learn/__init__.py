@@ -1,0 +1,1 @@
+"""Learning machinery shared by every model: feature hashing, the averaged perceptron, the neural encoder pieces."""

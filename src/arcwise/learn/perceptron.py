@@ -1,0 +1,558 @@
+"""An averaged perceptron over labeled transitions: a transition decision, then a label.
+
+A greedy parser chooses among *classes*: every transition of its system, the
+arc transitions once per dependency label (shift, no-arc, left-arc(nsubj),
+right-arc(obj), ...).  The model makes that choice in two linear decisions
+over hashed features (MaltParser's "split" decision; Nivre's "transition,
+then label"):
+
+    t* = argmax_t Σ_f W_T[bucket(f), t]                  over the legal transitions
+    l* = argmax_l Σ_g W_L[bucket(g), (t*, l)]            if t* is an arc transition
+
+where f runs over the configuration's features and g over its label features
+(the templates marked ``@label``).  Each decision is a perceptron of its own
+(Collins 2002): W_T learns when the transition is wrong; W_L learns, whenever
+the gold class is an arc, the gold label against the label it would give
+that arc.  So the labeler is trained and consulted only where an arc is
+made -- about one configuration in seven for Covington -- which is why it can
+afford every template as a label feature, and why it is not disturbed by
+"arc or not" errors, which belong to W_T.  (Session 1 scored the joint
+argmax of W_T[., t] + W_L[., (t, l)] with 21 label templates: LA 84.3 on
+EWT; more label rows did not help, the joint updates did not learn labels.)
+W_T has one column per transition (≤ 8) and W_L one per (arc transition,
+label) pair.
+
+Classes are numbered so that the kernels need no lookup tables: first the
+unlabeled transitions, one class each, then each arc transition's block of
+n_labels classes (`ClassSet`).  Column of W_T: class c itself for c <
+n_unlabeled, else n_unlabeled + (c - n_unlabeled) // n_labels; column of W_L:
+c - n_unlabeled.
+
+Averaging is lazy (the trick of Daumé III's 2006 thesis): besides the weights
+W (int32: every update is ±1, so at most 2^31 updates per weight) we keep
+totals U (int64) with U += step × delta, where step is the number of examples
+seen before this one; after n examples the average of the n weight vectors
+W_1 .. W_n is W - U / n (`average`).  Integer W and U make training exact and
+its result independent of anything but the order of the examples.
+
+Memory, with B_T × C weights in W_T and B_L × S in W_L (`memory_bytes`):
+parsing holds float32 averaged weights, 4 bytes each; training holds W
+(4 bytes), U (8 bytes) and an averaged copy for dev evaluation (4 bytes), 16
+bytes per weight.  `default_buckets` caps each table at 2^24 weights, so a
+model is at most 128 MiB in memory and on disk and its training tables at
+most 512 MiB, whatever the number of labels (up to 2^14 (arc, label) pairs).
+Covington with 50 labels: W_T 2^22 × 4 + W_L 2^17 × 100 = 29.9M weights,
+120 MB to parse with, 479 MB to train.  W_L is written only by label errors
+on arcs, so most of its rows stay zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from arcwise.core.errors import ArcwiseError
+from arcwise.features.hashing import bucket, is_power_of_two
+
+MAX_WEIGHTS_PER_TABLE = 2**24
+MAX_TRANSITION_BUCKETS = 2**22
+MAX_LABEL_BUCKETS = 2**20
+MIN_BUCKETS = 2**10
+
+
+class Weights(NamedTuple):
+    """The two weight tables of the factored model (also used for the totals U)."""
+
+    transition: np.ndarray  # [transition buckets, transitions]: W_T
+    label: np.ndarray  # [label buckets, arc transitions × labels]: W_L
+    n_labels: int
+
+
+class ClassSet:
+    """The classes a parser scores, and their numbering.
+
+    Classes 0 .. n_unlabeled-1 are the unlabeled transitions (in action id
+    order); then every arc transition (in action id order) has a block of
+    n_labels classes, label 0 first.  `transition[c]` and `label[c]` (-1 for
+    unlabeled) give a class's kernel action id and label id; `class_of` goes
+    back.  Column k of W_T belongs to `column_action[k]`.
+    """
+
+    def __init__(
+        self,
+        actions: Sequence[str],
+        labeled: Sequence[bool],
+        enabled: Sequence[int],
+        labels: Sequence[str],
+    ):
+        enabled = sorted({int(a) for a in enabled})
+        self.actions = tuple(actions)
+        self.labels = tuple(labels)
+        self.n_labels = len(self.labels)
+        unlabeled = [a for a in enabled if not labeled[a]]
+        arcs = [a for a in enabled if labeled[a]]
+        if arcs and not self.labels:
+            raise ValueError("a system with arc transitions needs at least one label")
+        if len(set(self.labels)) != len(self.labels):
+            raise ValueError("labels must be distinct")
+        self.column_action = np.array(unlabeled + arcs, dtype=np.int32)
+        self.n_unlabeled = len(unlabeled)
+        self.n_columns = len(self.column_action)
+        self.n_slots = len(arcs) * self.n_labels
+        self.n_classes = self.n_unlabeled + self.n_slots
+        self.transition = np.concatenate(
+            [
+                np.array(unlabeled, dtype=np.int32),
+                np.repeat(np.array(arcs, dtype=np.int32), self.n_labels),
+            ]
+        )
+        self.label = np.concatenate(
+            [
+                np.full(self.n_unlabeled, -1, dtype=np.int32),
+                np.tile(np.arange(self.n_labels, dtype=np.int32), len(arcs)),
+            ]
+        )
+        # first_class[a]: the class of unlabeled action a, or of (a, label 0); -1 if a is disabled
+        self.first_class = np.full(len(self.actions), -1, dtype=np.int32)
+        self.takes_label = np.zeros(len(self.actions), dtype=np.bool_)
+        for c in range(self.n_classes - 1, -1, -1):
+            self.first_class[self.transition[c]] = c
+        for a in arcs:
+            self.takes_label[a] = True
+
+    @classmethod
+    def for_system(cls, kernels, labels: Sequence[str]) -> ClassSet:
+        """The classes of a `SystemKernels` (its enabled actions) with these labels."""
+        return cls(kernels.actions, kernels.labeled, kernels.enabled, labels)
+
+    def class_of(self, action: int, label: int = -1) -> int:
+        """Class id of (action id, label id); the label is ignored for unlabeled actions."""
+        if not 0 <= action < len(self.actions) or self.first_class[action] < 0:
+            raise ValueError(f"action {action} is not one of this class set's transitions")
+        if not self.takes_label[action]:
+            return int(self.first_class[action])
+        if not 0 <= label < self.n_labels:
+            raise ValueError(
+                f"{self.actions[action]} needs a label id in 0..{self.n_labels - 1}, not {label}"
+            )
+        return int(self.first_class[action]) + label
+
+    def name(self, c: int) -> str:
+        """``shift`` or ``left-arc(nsubj)``."""
+        action = self.actions[self.transition[c]]
+        return action if self.label[c] < 0 else f"{action}({self.labels[self.label[c]]})"
+
+    def legal_classes(
+        self, transition_mask: np.ndarray, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The class mask of a mask over action ids (as the system's `legal` fills it)."""
+        if out is None:
+            out = np.zeros(self.n_classes, dtype=np.bool_)
+        legal_classes(self.transition, transition_mask, out)
+        return out
+
+    def to_json(self) -> dict:
+        """What a model file records to rebuild and check this class set."""
+        return {
+            "transitions": [self.actions[a] for a in self.column_action],
+            "labels": list(self.labels),
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ClassSet)
+            and (self.actions, self.labels)
+            == (
+                other.actions,
+                other.labels,
+            )
+            and np.array_equal(self.transition, other.transition)
+        )
+
+    def __repr__(self) -> str:
+        n, unlabeled, labeled = self.n_classes, self.n_unlabeled, self.n_slots
+        return f"ClassSet({n} classes: {unlabeled} unlabeled, {labeled} labeled)"
+
+
+@njit(cache=True)
+def legal_classes(class_transition, transition_mask, out):
+    """out[c] = is the transition of class c legal (transition_mask over action ids)."""
+    for c in range(class_transition.shape[0]):
+        out[c] = transition_mask[class_transition[c]]
+
+
+@njit(cache=True)
+def class_of(first_class, takes_label, action, label):
+    """Class id of (action, label) inside compiled code (see `ClassSet`)."""
+    if takes_label[action]:
+        return first_class[action] + label
+    return first_class[action]
+
+
+# --- scoring and learning ---------------------------------------------------
+
+
+@njit(cache=True)
+def _unlabeled_count(weights):
+    """(n_unlabeled, n_arcs), read off the table shapes."""
+    n_arcs = weights.label.shape[1] // weights.n_labels if weights.n_labels > 0 else 0
+    return weights.transition.shape[1] - n_arcs, n_arcs
+
+
+@njit(cache=True)
+def _transition_column(c, n_unlabeled, n_labels):
+    """Column of W_T of class c."""
+    return c if c < n_unlabeled else n_unlabeled + (c - n_unlabeled) // n_labels
+
+
+@njit(cache=True)
+def sum_rows(table, features, first, out):
+    """out[k] = Σ_f table[bucket(f), first + k] for every k < len(out), each sum in float64
+    and in the order of the features (so the result does not depend on how it is computed).
+
+    A few columns (W_T's transitions) are summed four at a time in registers;
+    a wide slice (an arc's labels in W_L) row by row into a local array, which
+    the compiler vectorizes and which reads each row's slice front to back.
+    """
+    rows = table.shape[0]
+    width = out.shape[0]
+    if width > 8:
+        sums = np.zeros(width)
+        for f in range(features.shape[0]):
+            row = table[bucket(features[f], rows), first : first + width]
+            for k in range(width):
+                sums[k] += row[k]
+        for k in range(width):  # not out[:] = sums: its shape check compiles for seconds
+            out[k] = sums[k]
+        return
+    k = 0
+    while k + 4 <= width:
+        c = first + k
+        s0 = s1 = s2 = s3 = np.float64(0.0)  # not 0.0: numpy adds float32 to a float in float32
+        for f in range(features.shape[0]):
+            row = table[bucket(features[f], rows)]
+            s0 += row[c]
+            s1 += row[c + 1]
+            s2 += row[c + 2]
+            s3 += row[c + 3]
+        out[k], out[k + 1], out[k + 2], out[k + 3] = s0, s1, s2, s3
+        k += 4
+    while k < width:
+        c = first + k
+        s0 = np.float64(0.0)
+        for f in range(features.shape[0]):
+            s0 += table[bucket(features[f], rows), c]
+        out[k] = s0
+        k += 1
+
+
+@njit(cache=True)
+def score(weights, features, label_features, legal, out):
+    """out[c] = the transition score of class c, or -inf where legal[c] is False.
+
+    Every label of an arc transition gets the transition's score Σ_f W_T[f, t]:
+    the label is the labeler's choice (`label_scores`, `best_class`).
+    features, label_features: hashed feature values (int64 or uint64 arrays);
+    legal: bool mask over classes; out: float array over classes -- float64
+    while training (int32 weights then sum exactly), float32 suffices for
+    averaged weights.
+    """
+    n_unlabeled, _ = _unlabeled_count(weights)
+    n_labels = weights.n_labels
+    by_transition = np.empty(weights.transition.shape[1])
+    sum_rows(weights.transition, features, 0, by_transition)
+    for c in range(legal.shape[0]):
+        if legal[c]:
+            out[c] = by_transition[_transition_column(c, n_unlabeled, n_labels)]
+        else:
+            out[c] = -np.inf
+
+
+@njit(cache=True)
+def label_scores(weights, label_features, arc, out):
+    """out[l] = Σ_g W_L[bucket(g), (arc, l)]: the labeler's scores for arc transition
+    number `arc` (its block among the arc transitions, 0-based)."""
+    sum_rows(weights.label, label_features, arc * weights.n_labels, out)
+
+
+@njit(cache=True)
+def _best_label(weights, label_features, arc, legal, first_class):
+    """The labeler's best legal label of arc transition `arc` (ties: lowest id; -1 if none)."""
+    block = np.empty(weights.n_labels)
+    label_scores(weights, label_features, arc, block)
+    best = -1
+    for label in range(block.shape[0]):
+        if legal[first_class + label] and (best == -1 or block[label] > block[best]):
+            best = label
+    return best
+
+
+@njit(cache=True)
+def argmax(scores, mask):
+    """The highest-scoring class where mask is True; ties go to the lowest id; -1 if none."""
+    best = -1
+    for c in range(scores.shape[0]):
+        if mask[c] and (best == -1 or scores[c] > scores[best]):
+            best = c
+    return best
+
+
+@njit(cache=True)
+def best_class(weights, features, label_features, legal, scores):
+    """The model's class: the best legal transition (`score`, then `argmax`; ties go to
+    the lowest id), labeled, for an arc, by the labeler's best legal label.  -1 if
+    nothing is legal.  scores gets the transition scores of every class."""
+    score(weights, features, label_features, legal, scores)
+    c = argmax(scores, legal)
+    n_unlabeled, _ = _unlabeled_count(weights)
+    if c < n_unlabeled:
+        return c
+    n_labels = weights.n_labels
+    arc = (c - n_unlabeled) // n_labels
+    first = n_unlabeled + arc * n_labels
+    return first + _best_label(weights, label_features, arc, legal, first)
+
+
+@njit(cache=True)
+def update(weights, totals, features, label_features, gold, predicted, step, learn_label=True):
+    """The perceptron updates of the two decisions, toward class gold from class predicted.
+
+    Transition: if the transitions of gold and predicted differ, W_T += φ(gold
+    transition) - φ(predicted transition).  Label: if gold is an arc (and
+    learn_label: False where gold's transition adds no arc here), the
+    labeler learns it -- W_L += φ(gold label) - φ(its own label) for gold's arc
+    transition, when they differ.  Its own label is predicted's when predicted
+    has gold's transition (as `best_class` returns it), else its best label
+    under the current weights.  step: the number of examples seen before this
+    one (0 for the first); it weights the totals U used by `average`.
+    """
+    if gold == predicted:
+        return
+    n_unlabeled, _ = _unlabeled_count(weights)
+    n_labels = weights.n_labels
+    gold_t = _transition_column(gold, n_unlabeled, n_labels)
+    pred_t = _transition_column(predicted, n_unlabeled, n_labels)
+    if gold_t != pred_t:
+        rows = weights.transition.shape[0]
+        for f in range(features.shape[0]):
+            b = bucket(features[f], rows)
+            weights.transition[b, gold_t] += 1
+            weights.transition[b, pred_t] -= 1
+            totals.transition[b, gold_t] += step
+            totals.transition[b, pred_t] -= step
+    if gold < n_unlabeled or not learn_label:
+        return
+    arc = (gold - n_unlabeled) // n_labels
+    first = n_unlabeled + arc * n_labels
+    if gold_t == pred_t:
+        own = predicted - n_unlabeled
+    else:
+        every = np.ones(first + n_labels, dtype=np.bool_)
+        own = arc * n_labels + _best_label(weights, label_features, arc, every, first)
+    right = gold - n_unlabeled
+    if own == right:
+        return
+    rows = weights.label.shape[0]
+    for g in range(label_features.shape[0]):
+        b = bucket(label_features[g], rows)
+        weights.label[b, right] += 1
+        weights.label[b, own] -= 1
+        totals.label[b, right] += step
+        totals.label[b, own] -= step
+
+
+@njit(cache=True)
+def _average_into(weights, totals, n_steps, out):
+    w = weights.ravel()
+    u = totals.ravel()
+    o = out.ravel()
+    for k in range(w.shape[0]):
+        o[k] = w[k] - u[k] / n_steps
+
+
+def average(weights: Weights, totals: Weights, n_steps: int, out: Weights | None = None) -> Weights:
+    """The float32 weights averaged over the n_steps examples seen (W - U / n_steps)."""
+    if n_steps < 1:
+        raise ValueError("average needs at least one example")
+    if out is None:
+        out = Weights(
+            np.empty(weights.transition.shape, dtype=np.float32),
+            np.empty(weights.label.shape, dtype=np.float32),
+            weights.n_labels,
+        )
+    for w, u, o in zip(weights[:2], totals[:2], out[:2]):
+        if not (w.shape == u.shape == o.shape and o.flags.c_contiguous):
+            raise ValueError(
+                "average: weights, totals and out must have the same shapes, out contiguous"
+            )
+        _average_into(w, u, n_steps, o)
+    return out
+
+
+def zeros(classes: ClassSet, transition_buckets: int, label_buckets: int, dtype) -> Weights:
+    """Zero tables for these classes, of the given sizes and dtype."""
+    return Weights(
+        np.zeros((transition_buckets, classes.n_columns), dtype=dtype),
+        np.zeros((label_buckets, classes.n_slots), dtype=dtype),
+        classes.n_labels,
+    )
+
+
+# --- sizes ------------------------------------------------------------------
+
+
+def _floor_power_of_two(n: int) -> int:
+    return 1 << (max(int(n), 1).bit_length() - 1)
+
+
+def default_buckets(classes: ClassSet) -> tuple[int, int]:
+    """(transition buckets, label buckets): as many as fit 2^24 weights per table."""
+    transition = _floor_power_of_two(MAX_WEIGHTS_PER_TABLE // max(classes.n_columns, 1))
+    label = _floor_power_of_two(MAX_WEIGHTS_PER_TABLE // max(classes.n_slots, 1))
+    return (
+        max(MIN_BUCKETS, min(MAX_TRANSITION_BUCKETS, transition)),
+        max(MIN_BUCKETS, min(MAX_LABEL_BUCKETS, label)),
+    )
+
+
+def memory_bytes(classes: ClassSet, transition_buckets: int, label_buckets: int) -> dict[str, int]:
+    """Bytes of the weight tables: {"weights", "parsing", "training"}.
+
+    parsing = float32 averaged weights; training = int32 W + int64 U + the
+    float32 averaged copy made for dev evaluation.
+    """
+    n = transition_buckets * classes.n_columns + label_buckets * classes.n_slots
+    return {"weights": n, "parsing": 4 * n, "training": (4 + 8 + 4) * n}
+
+
+class AveragedPerceptron:
+    """Training state: integer weights W, lazy-averaging totals U, the class set.
+
+    The kernels (`best_class`, `update`) take ``self.weights`` and
+    ``self.totals`` directly, so a compiled training loop can use them.
+    """
+
+    def __init__(
+        self,
+        classes: ClassSet,
+        transition_buckets: int | None = None,
+        label_buckets: int | None = None,
+    ):
+        default_t, default_l = default_buckets(classes)
+        transition_buckets = transition_buckets or default_t
+        label_buckets = label_buckets or default_l
+        for name, n in (
+            ("transition_buckets", transition_buckets),
+            ("label_buckets", label_buckets),
+        ):
+            if not is_power_of_two(n):
+                raise ValueError(f"{name} must be a power of two, not {n}")
+        self.classes = classes
+        self.weights = zeros(classes, transition_buckets, label_buckets, np.int32)
+        self.totals = zeros(classes, transition_buckets, label_buckets, np.int64)
+
+    @property
+    def transition_buckets(self) -> int:
+        return self.weights.transition.shape[0]
+
+    @property
+    def label_buckets(self) -> int:
+        return self.weights.label.shape[0]
+
+    def memory_bytes(self) -> dict[str, int]:
+        return memory_bytes(self.classes, self.transition_buckets, self.label_buckets)
+
+    def averaged(self, n_steps: int, out: Weights | None = None) -> Weights:
+        """float32 weights averaged over the n_steps examples seen so far."""
+        return average(self.weights, self.totals, n_steps, out)
+
+
+# --- model-file arrays ------------------------------------------------------
+
+# A model file stores each table sparsely: its nonzero rows (`NAME_weights`)
+# and their ascending indices (`NAME_rows`), plus the row counts of both tables
+# (`buckets`).  Most rows stay zero (about 80 % of W_T on English-EWT), so the
+# file is a fraction of the tables' memory.  Files of session 1 hold the dense
+# tables (`NAME_weights` only, every row) and are still read.
+TABLES = ("transition", "label")
+ARRAY_NAMES = ("buckets", "label_rows", "label_weights", "transition_rows", "transition_weights")
+
+
+def array_specs(classes: ClassSet) -> dict[str, tuple[str, tuple[int | None, ...]]]:
+    """{array name: (dtype, shape)} of a saved model; None = any size."""
+    columns = {"transition": classes.n_columns, "label": classes.n_slots}
+    specs: dict[str, tuple[str, tuple[int | None, ...]]] = {"buckets": ("<i8", (2,))}
+    for table in TABLES:
+        specs[f"{table}_rows"] = ("<i4", (None,))
+        specs[f"{table}_weights"] = ("<f4", (None, columns[table]))
+    return specs
+
+
+def to_arrays(weights: Weights) -> dict[str, np.ndarray]:
+    """The arrays a model file stores: the nonzero rows of the float32 averaged tables."""
+    arrays = {
+        "buckets": np.array([weights.transition.shape[0], weights.label.shape[0]], dtype="<i8")
+    }
+    for table, dense in zip(TABLES, weights[:2]):
+        dense = np.asarray(dense, dtype=np.float32)
+        rows = np.flatnonzero(dense.any(axis=1)).astype(np.int32)
+        arrays[f"{table}_rows"] = rows
+        arrays[f"{table}_weights"] = np.ascontiguousarray(dense[rows])
+    return arrays
+
+
+# The largest table a model file may declare (4 GiB of float32); training makes 2^24 by default.
+MAX_TABLE_WEIGHTS = 2**30
+
+
+def from_arrays(arrays: Mapping[str, np.ndarray], classes: ClassSet, source: str) -> Weights:
+    """Weights from a model file's arrays (sparse, or dense as session 1 wrote them), checked
+    against the class set."""
+    specs = array_specs(classes)
+    tables = []
+    for k, table in enumerate(TABLES):
+        name = f"{table}_weights"
+        columns = specs[name][1][1]
+        array = arrays.get(name)
+        if array is None:
+            raise ArcwiseError(f"{source}: model file has no array {name!r}")
+        if array.dtype != np.dtype("<f4") or array.ndim != 2 or array.shape[1] != columns:
+            raise ArcwiseError(
+                f"{source}: array {name!r} is {array.dtype}{list(array.shape)}, "
+                f"expected float32[rows, {columns}]"
+            )
+        if f"{table}_rows" not in arrays:  # dense
+            if not is_power_of_two(array.shape[0]):
+                raise ArcwiseError(
+                    f"{source}: array {name!r} has {array.shape[0]} rows, not a power of two"
+                )
+            tables.append(array)
+            continue
+        rows = arrays[f"{table}_rows"]
+        buckets = arrays.get("buckets")
+        if buckets is None or buckets.dtype != np.dtype("<i8") or buckets.shape != (2,):
+            raise ArcwiseError(f"{source}: model file lacks the int64[2] array 'buckets'")
+        n_rows = int(buckets[k])
+        if not is_power_of_two(n_rows):
+            raise ArcwiseError(f"{source}: {table} table of {n_rows} rows, not a power of two")
+        if n_rows * max(columns, 1) > MAX_TABLE_WEIGHTS:  # refused before allocating it
+            raise ArcwiseError(
+                f"{source}: {table} table of {n_rows} rows x {columns} columns is larger than "
+                f"any model arcwise trains (at most {MAX_TABLE_WEIGHTS:,} weights)"
+            )
+        if rows.dtype != np.dtype("<i4") or rows.shape != (array.shape[0],):
+            raise ArcwiseError(
+                f"{source}: array '{table}_rows' is {rows.dtype}{list(rows.shape)}, expected "
+                f"int32[{array.shape[0]}] (one per row of {name!r})"
+            )
+        if rows.size and (rows[0] < 0 or rows[-1] >= n_rows or (np.diff(rows) <= 0).any()):
+            raise ArcwiseError(
+                f"{source}: array '{table}_rows' is not ascending row numbers below {n_rows}"
+            )
+        dense = np.zeros((n_rows, columns), dtype=np.float32)
+        dense[rows] = array
+        tables.append(dense)
+    return Weights(tables[0], tables[1], classes.n_labels)

@@ -1,0 +1,1 @@
+"""What every model kind's training shares: the epoch loop with dev selection, and data helpers."""

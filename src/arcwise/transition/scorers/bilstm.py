@@ -1,0 +1,265 @@
+"""The BiLSTM scorer of Kiperwasser & Goldberg (2016), as the 2018 paper trains it: a
+BiLSTM over the words, the feature words' vectors concatenated, an MLP scoring every
+labeled transition (`BiLSTMScorer`, behind `arcwise.transition.scorers.scorer.Scorer`)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+
+from arcwise.core.errors import ArcwiseError
+from arcwise.features import words as wc
+from arcwise.features.addresses import BASE_NAMES
+from arcwise.learn.neural import (
+    Encoder,
+    Sizes,
+    char_vocabulary,
+    configured,
+    decayed,
+    encoder_inputs,
+    form_counts,
+    need_torch,
+    nn,
+    torch,
+    vocabulary_sizes,
+)
+from arcwise.transition.steps import best_legal
+
+try:
+    import torch
+    from torch import nn
+except ImportError:  # pragma: no cover - the neural extra is not installed
+    torch = None
+    nn = None
+
+
+class Network(nn.Module if nn is not None else object):
+    """The encoder and the two MLPs (see the module docstring)."""
+
+    def __init__(self, vocabulary_sizes: list[int], n_bases: int, n_columns: int,
+                 n_slots: int, sizes: Sizes, chars: str = "", guide_labels: int = 0):
+        super().__init__()
+        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout, chars, guide_labels)
+        width = self.encoder.width
+        self.missing = nn.Parameter(torch.zeros(width))
+        self.transition = nn.Sequential(nn.Linear(n_bases * width, sizes.hidden), nn.Tanh(),
+                                        nn.Linear(sizes.hidden, n_columns))
+        self.label = nn.Sequential(nn.Linear(n_bases * width, sizes.hidden), nn.Tanh(),
+                                   nn.Linear(sizes.hidden, max(n_slots, 1)))
+        self.n_bases, self.width = n_bases, width
+        # guided (stacking): which base's guide head is which base, into both first layers
+        self.guide_pairs = (nn.Linear(n_bases * n_bases, 2 * sizes.hidden, bias=False)
+                            if guide_labels else None)
+
+    def first_layers(self, vectors: torch.Tensor) -> torch.Tensor:
+        """Each word's share of both MLPs' first layers, at each base position:
+        [words, bases, 2 hidden].  A configuration's first layers are then the sum
+        over its bases of its words' shares (plus the biases), instead of a product
+        of the concatenated vectors per configuration (Chen & Manning 2014, §3.2)."""
+        shares = [layer[0].weight.reshape(-1, self.n_bases, self.width)
+                  for layer in (self.transition, self.label)]
+        return torch.einsum("nw,hkw->nkh", vectors, torch.cat(shares, 0))
+
+    def mlp_scores(self, shares: torch.Tensor, index: torch.Tensor,
+                   guide_pairs: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(transition scores, label scores) of configurations whose words at the bases are
+        index [configurations, bases] (rows of `first_layers`' shares); guide_pairs
+        [configurations, bases * bases], a guided network's: is base b the guide head of
+        base a."""
+        hidden = shares[index, torch.arange(self.n_bases)].sum(1)
+        if guide_pairs is not None:
+            hidden = hidden + self.guide_pairs(guide_pairs)
+        size = self.transition[0].out_features
+        transition = self.transition[2](torch.tanh(hidden[:, :size] + self.transition[0].bias))
+        label = self.label[2](torch.tanh(hidden[:, size:] + self.label[0].bias))
+        return transition, label
+
+
+class Context:
+    """One batch's BiLSTM vectors (flat: a row per batch word, then the missing vector) and,
+    in training, the configurations to learn from, gathered while stepping through it."""
+
+    def __init__(self, vectors: torch.Tensor, shares: torch.Tensor, train: bool,
+                 guide_heads: np.ndarray | None = None):
+        self.train = train
+        self.guide_heads = guide_heads  # a guided batch's: each word's guide head's row, or -1
+        self.vectors = vectors
+        self.shares = shares  # `Network.first_layers` of the vectors
+        self.last_positions: np.ndarray | None = None  # of the last `scores` call, for `learn`
+        # (positions, right classes, wrong classes) of each `learn` call's configurations
+        self.learned: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.configurations = 0
+
+
+class BiLSTMScorer:
+    """The `arcwise.transition.scorers.scorer.Scorer` of a BiLSTM (see the module docstring)."""
+
+    kind = "bilstm"
+
+    def __init__(self, bases: tuple[str, ...], classes, vocabulary_sizes: list[int],
+                 sizes: Sizes = Sizes(), seed: int = 0, chars: str = "", guide_labels: int = 0):
+        need_torch()
+        torch.manual_seed(seed)
+        self.bases = tuple(bases)
+        self.base_codes = np.array([BASE_NAMES.index(b) for b in self.bases], dtype=np.int64)
+        self.sizes = sizes
+        self.vocabulary_sizes = list(vocabulary_sizes)
+        self.n_unlabeled = classes.n_unlabeled
+        self.network = Network(self.vocabulary_sizes, len(self.bases), classes.n_columns,
+                               classes.n_slots, sizes, chars, guide_labels)
+        self.guide_labels = guide_labels
+        # class c's transition score is column `column_of_class[c]` of the transition MLP
+        column = {int(a): k for k, a in enumerate(classes.column_action)}
+        self.column_of_class = torch.tensor([column[int(a)] for a in classes.transition])
+        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=sizes.learning_rate)
+        self.schedule = decayed(self.optimizer, sizes)
+        self.form_counts: np.ndarray | None = None
+        self.rng = np.random.default_rng(seed)
+
+    @classmethod
+    def for_training(cls, run, options: dict[str, Any]) -> BiLSTMScorer:
+        """A new scorer for a training run (`arcwise.transition.train.TrainingRun`) with options
+        `Sizes` fields and threads (torch's; 0: its default); records them in the log."""
+        sizes, threads = configured(options, Sizes)
+        chars = char_vocabulary(run.batch.forms) if sizes.chars else ""
+        guide_labels = len(run.vocabularies.deprel) if run.batch.guided else 0
+        scorer = cls(run.ts.kernels.bases, run.classes, vocabulary_sizes(run.vocabularies),
+                     sizes, run.seed, chars, guide_labels)
+        scorer.form_counts = form_counts(run.batch.words, run.vocabularies)
+        run.log["hyperparameters"].update(sizes=asdict(sizes),
+                                          threads=threads or torch.get_num_threads())
+        return scorer
+
+    @property
+    def guided(self) -> bool:
+        """Does it score with a guide's trees (stacking, 2011 paper §5.3)?"""
+        return bool(self.guide_labels)
+
+    # --- the Scorer protocol -----------------------------------------------
+
+    def encode(self, batch, train: bool) -> Context:
+        """The BiLSTM vectors of a `arcwise.features.batch.Batch`'s words."""
+        self.network.train(train)
+        inputs = encoder_inputs(batch, self.form_counts, self.sizes.word_dropout,
+                                self.rng if train else None, chars=bool(self.sizes.chars))
+        with torch.set_grad_enabled(train):
+            flat = torch.cat([self.network.encoder(inputs), self.network.missing[None, :]])
+            shares = self.network.first_layers(flat)
+        guide_heads = None
+        if self.guided:
+            head = batch.words[:, wc.GUIDE_HEAD].astype(np.int64)
+            first = np.repeat(batch.offsets[:-1], np.diff(batch.offsets))
+            guide_heads = np.where(head >= 0, first + head, -1)
+        return Context(flat, shares, train, guide_heads)
+
+    def class_scores(self, context: Context, positions: np.ndarray) -> torch.Tensor:
+        """Class scores [configurations, classes] of configurations whose words at the bases
+        are `positions` (-1 = no word -> the missing vector)."""
+        missing = context.vectors.shape[0] - 1
+        index = torch.from_numpy(np.where(positions >= 0, positions, missing))
+        pairs = None
+        if context.guide_heads is not None:
+            heads = np.where(positions >= 0, context.guide_heads[np.maximum(positions, 0)], -2)
+            pairs = torch.from_numpy(((heads[:, :, None] == positions[:, None, :])
+                                      & (positions[:, None, :] >= 0))
+                                     .reshape(len(positions), -1).astype(np.float32))
+        transition, label = self.network.mlp_scores(context.shares, index, pairs)
+        transition = transition[:, self.column_of_class]
+        n_labeled = transition.shape[1] - self.n_unlabeled
+        if n_labeled:
+            transition = transition + torch.cat(
+                [torch.zeros(len(positions), self.n_unlabeled), label[:, :n_labeled]], 1)
+        return transition
+
+    def scores(self, context: Context, states: np.ndarray, rows: np.ndarray,
+               positions: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Class scores of the configurations (positions: -1 = no word -> missing vector)."""
+        with torch.no_grad():
+            scores = self.class_scores(context, positions)
+        context.last_positions = positions
+        return scores.numpy().astype(np.float64)
+
+    def best(self, context: Context, scores: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        return best_legal(scores, legal)
+
+    def learn(self, context: Context, target: np.ndarray, zero_cost: np.ndarray,
+              legal: np.ndarray) -> None:
+        """Keep the last scored configurations that have a right and a wrong class, for
+        `update`'s hinge loss."""
+        wrong = legal & ~zero_cost
+        has = zero_cost.any(1) & wrong.any(1)
+        context.configurations += len(zero_cost)
+        if has.any():
+            context.learned.append((context.last_positions[has], zero_cost[has], wrong[has]))
+
+    def update(self, context: Context) -> float:
+        """One Adam step on the hinge loss of the batch's learned configurations (the best
+        right class 1 above the best wrong one), summed and averaged over all its scored
+        configurations; returns that loss.  The scores are computed again, all at once,
+        with gradients: the network does not change within a batch."""
+        if not context.learned:
+            return 0.0
+        positions, right, wrong = (np.concatenate(k) for k in zip(*context.learned))
+        scores = self.class_scores(context, positions)
+        low = torch.finfo(scores.dtype).min
+        best_right = scores.masked_fill(~torch.from_numpy(right), low).max(1).values
+        best_wrong = scores.masked_fill(~torch.from_numpy(wrong), low).max(1).values
+        loss = torch.clamp(1 - best_right + best_wrong, min=0).sum() / max(
+            context.configurations, 1)
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        if self.schedule is not None:
+            self.schedule.step()
+        return float(loss.detach())
+
+    def snapshot(self) -> dict:
+        return copy.deepcopy(self.network.state_dict())
+
+    def restore(self, snapshot: dict) -> None:
+        self.network.load_state_dict(snapshot)
+        self.network.eval()
+
+    # --- model files -------------------------------------------------------
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The network's parameters as float32 arrays named net__MODULE__PARAM."""
+        return {
+            "net__" + name.replace(".", "__"): p.detach().numpy().astype(np.float32)
+            for name, p in self.network.state_dict().items()
+        }
+
+    def meta(self) -> dict[str, Any]:
+        return {"bases": list(self.bases), "sizes": asdict(self.sizes),
+                "vocabulary_sizes": self.vocabulary_sizes,
+                "chars": self.network.encoder.chars_vocabulary,
+                "guide_labels": self.guide_labels}
+
+    @classmethod
+    def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any], classes,
+                   source: str) -> BiLSTMScorer:
+        """The scorer a model file holds; ArcwiseError if its arrays do not fit its sizes."""
+        try:
+            sizes = Sizes(**meta["sizes"])
+            scorer = cls(tuple(meta["bases"]), classes, list(meta["vocabulary_sizes"]), sizes,
+                         chars=str(meta.get("chars", "")),
+                         guide_labels=int(meta.get("guide_labels", 0)))
+        except (KeyError, TypeError, ValueError) as error:
+            raise ArcwiseError(f"{source}: bad bilstm metadata ({error})") from None
+        expected = scorer.arrays()
+        if set(expected) != {k for k in arrays if k.startswith("net__")}:
+            raise ArcwiseError(f"{source}: corrupt model file (the network's arrays differ "
+                               "from its recorded sizes)")
+        state = {}
+        for name, array in expected.items():
+            if arrays[name].shape != array.shape:
+                raise ArcwiseError(f"{source}: corrupt model file (array {name!r} has shape "
+                                   f"{arrays[name].shape}, not {array.shape})")
+            state[name[5:].replace("__", ".")] = torch.from_numpy(
+                np.array(arrays[name], dtype=np.float32))
+        scorer.network.load_state_dict(state)
+        scorer.network.eval()
+        return scorer
