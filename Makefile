@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test clean browser experiment dispatch
+.PHONY: demo test clean browser experiment dispatch docs
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "need python3.11 on PATH (or make PYTHON=...)"; exit 1; }
@@ -26,6 +26,11 @@ experiment: $(STAMP)
 # arcwise.systems.REGISTRY): regenerate the compiled dispatch (ids.py, both dispatch.py).
 dispatch: $(STAMP)
 	$(PY) -m arcwise.dispatch.generate
+
+# The documentation site into docs/_build/html, offline, warnings as errors (the docs extra,
+# which `make test` installs too).
+docs: $(STAMP)
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 # The report's browser test needs Debian's Chromium and ChromeDriver; without
 # them (no apt-get, not root, offline) that test is skipped with its reason.
@@ -50,6 +55,7 @@ browser:
 # at 16e6240, every end-to-end test on the second core).
 # The second core's report is printed after the first's.
 test: $(STAMP) browser
+	$(VENV)/bin/lint-imports --no-cache
 	@rm -f .test-second-core.log
 	{ NUMBA_DISABLE_JIT=1 $(PY) -m pytest -p no:cacheprovider -m "not end_to_end"; pure=$$?; \
 	  echo "== the end-to-end tests but the neural ones, compiled =="; \

@@ -62,3 +62,14 @@ def load(path):
     from arcwise.pipeline.pipeline import load as load_pipeline
 
     return load_pipeline(path)
+
+
+def _find_moved_modules() -> None:
+    """The module paths before the 0.1 redesign keep importing, with a warning
+    (`arcwise.moved`)."""
+    from arcwise import moved
+
+    moved.install()
+
+
+_find_moved_modules()

@@ -1,11 +1,11 @@
 """How tight are the loss bounds of non-monotonic Covington?  (2017 paper §5, Table 1)
 
 For the configurations met while training the parser with exploration, the
-lower bound |U|, the exact loss ℓ(c) (exhaustive search, `exact_loss`), the
-pc-upper bound |U| + n_pc and the upper bound |U| + n_c are averaged (and,
+lower bound ``|U|``, the exact loss ℓ(c) (exhaustive search, `exact_loss`), the
+pc-upper bound ``|U| + n_pc`` and the upper bound ``|U| + n_c`` are averaged (and,
 beyond the paper, the loss of the witness sequence of §4, `witness_loss`),
 with the paper's "relative differences from each bound to the loss":
-the mean over configurations of |bound - ℓ(c)| / ℓ(c).  Where ℓ(c) = 0 the
+the mean over configurations of ``|bound - ℓ(c)| / ℓ(c)``.  Where ℓ(c) = 0 the
 ratio is 0 when the bound is 0 too (always for the lower bound); an upper
 bound above a zero loss, which the paper leaves undefined, is divided by 1
 and counted (`LossBoundsTable.above_zero_loss`).

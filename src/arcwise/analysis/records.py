@@ -13,7 +13,7 @@ vectorised numpy expressions:
   UD tag);
 - per tree (`Tree`: the gold one and one per system): HEAD, DEPREL (a code
   into `Records.labels`, the full relation) and the measures of the arc
-  HEAD -> word: length |h - d| (0 for an arc from the root 0, -1 for no
+  HEAD -> word: length ``|h - d|`` (0 for an arc from the root 0, -1 for no
   arc), distance to the root (`arcwise.trees.measures`: a root dependent has
   1; -1 for a word not connected to 0, i.e. on or under a cycle of foreign
   input, or under a missing head), siblings (other dependents of the same

@@ -28,7 +28,7 @@ PR_SET_PDEATHSIG = 1  # prctl(2)
 @contextmanager
 def local_pool(workers: int, initializer: Callable[..., Any] | None = None,
                initargs: tuple = (), **options: Any) -> Iterator[ProcessPoolExecutor]:
-    """A pool of `workers` spawned processes, each running initializer(*initargs) first
+    """A pool of `workers` spawned processes, each running ``initializer(*initargs)`` first
     (`options` as ProcessPoolExecutor's); submit with `submitted`.  Leaving the block
     normally waits for the work; leaving it by an exception kills the workers at once."""
     before = set(multiprocessing.active_children())

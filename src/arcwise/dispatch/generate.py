@@ -16,7 +16,7 @@ rewrites `arcwise/systems/ids.py`, `arcwise/dispatch/systems.py` and
 
 A system module exports ACTIONS and the compiled initial, is_terminal, legal,
 apply, arc, base_positions, focus_words and distance_words.  An oracle module
-exports static, loss and costs; where its `OracleKernels.variant`s use other
+exports static, loss and costs; where its variants (`OracleKernels.variant`) use other
 kernels it names them in VARIANT_KERNELS, {"CONSTANT": {"costs": function}}
 (CONSTANT: the module's name of that variant id).  Systems whose kernel is the
 same function share a branch.

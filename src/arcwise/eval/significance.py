@@ -79,7 +79,7 @@ def stratified_shuffle(correct_a: np.ndarray, correct_b: np.ndarray,
     """Two-sided p-value of "A and B differ" by randomised stratified shuffling (Yeh 2000).
 
     Each shuffle swaps the two systems' outputs of every sentence with
-    probability 1/2; p = (r + 1) / (R + 1), r = shuffles whose |difference|
+    probability 1/2; p = (r + 1) / (R + 1), r = shuffles whose ``|difference|``
     is at least the observed one.
     """
     diff, _ = _paired(correct_a, correct_b, None, samples)
@@ -178,7 +178,7 @@ def stratified_shuffle_ratios(instance, group, correct_a, total_a, correct_b, to
     Each row k is one contribution: instance `instance[k]` adds
     correct_a[k] / total_a[k] to system A's counts of group `group[k]` and
     correct_b[k] / total_b[k] to B's.  A group's score is sum(correct) /
-    sum(total) (0 when the total is 0), its statistic |score_A - score_B|.
+    sum(total) (0 when the total is 0), its statistic ``|score_A - score_B|``.
     Each shuffle swaps A's and B's contributions of every instance with
     probability 1/2 -- all of an instance's rows together, whatever their
     group -- and p = (r + 1) / (R + 1) with r the shuffles whose statistic

@@ -1,6 +1,6 @@
 """An experiment grid: treebanks x configurations x seeds, read from a TOML file.
 
-A grid file (see README, "Experiments", and experiments/*.toml)::
+A grid file (see README, "Experiments", and ``experiments/*.toml``)::
 
     title = "Covington: static, dynamic, non-monotonic"   # optional
     data = "../data"          # optional data root, relative to this file; --data overrides

@@ -40,7 +40,7 @@ class Outcome:
 def plan(grid: Grid, results_dir: str | Path, rerun: bool = False,
          select: Callable[[Cell], bool] | None = None
          ) -> tuple[list[Cell], list[Cell], dict[str, dict[str, Any]]]:
-    """The grid's cells, those still to train (among the `select`ed ones; their treebank
+    """The grid's cells, those still to train (among the `select`-ed ones; their treebank
     files looked up), and every finished result in results_dir.  A finished grid needs
     no data."""
     cached = load_results(results_dir) if Path(results_dir).is_dir() else {}

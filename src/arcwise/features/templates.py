@@ -335,7 +335,7 @@ def table_files(system: str | int, guided: bool = False,
 
 
 def default_text(system: str | int, guided: bool = False, variant_features: bool = True) -> str:
-    """The bundled table of a system (features/templates/*.txt): with the features of its
+    """The bundled table of a system (``features/templates/*.txt``): with the features of its
     variant's transitions ("arc-eager+lba": the buffer words) unless variant_features is
     False, and with its guide features (stacking) when guided."""
     return "\n".join(map(bundled_text, table_files(system, guided, variant_features)))

@@ -82,7 +82,7 @@ class Sizes:
 
 
 def configured(options: dict[str, Any], sizes_class: type) -> tuple[Any, int]:
-    """(sizes_class(**options), threads) of a neural model's options, with torch set to
+    """``(sizes_class(**options), threads)`` of a neural model's options, with torch set to
     that many threads (``threads``; 0: torch's default) and deterministic algorithms."""
     options = dict(options)
     threads = int(options.pop("threads", 0))

@@ -1,6 +1,6 @@
 """A model as one file: numpy arrays and JSON metadata in a zip, never a pickle.
 
-Layout (a valid ``.npz``: ``np.load`` reads it too):
+Layout (a valid ``.npz``: ``np.load`` reads it too)::
 
     meta.json        format name and version, arcwise version, system, options,
                      labels, vocabularies, training data hash, scores,

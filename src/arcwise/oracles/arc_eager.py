@@ -3,7 +3,7 @@
 Dynamic oracle: Goldberg & Nivre (2012, "A dynamic oracle for arc-eager
 dependency parsing"), for root 0 at the stack bottom and the API's loss
 convention (a word left headless counts as attached to 0).  The gold arc
-into word d is *reachable* in c when
+into word d is *reachable* in c when::
 
     d has a head h:             h == gold[d]
     d is headless on the stack: gold[d] == 0 or gold[d] is in the buffer

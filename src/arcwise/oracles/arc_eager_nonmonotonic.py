@@ -1,7 +1,7 @@
 """Dynamic oracle of non-monotonic arc-eager (Honnibal, Goldberg & Johnson 2013, §4).
 
 The arc-eager oracle (`arcwise.oracles.arc_eager`) with reachability widened
-by the two repairs.  The gold arc into d is reachable when
+by the two repairs.  The gold arc into d is reachable when::
 
     d was popped:                 its head is gold[d] (popped words keep their head)
     d is on the stack with head h: h == gold[d], or gold[d] is in the buffer

@@ -2,7 +2,7 @@
 
 Dynamic oracle of arc-hybrid: Goldberg & Nivre (2013), for the
 root at the end of the buffer (`arcwise.systems.arc_hybrid`).  The gold arc
-into word d is *reachable* in c when
+into word d is *reachable* in c when::
 
     d has a head h:              h == gold[d]
     d is headless on the stack:  gold[d] is in the buffer (the root always is:

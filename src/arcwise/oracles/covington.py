@@ -1,6 +1,6 @@
 """Oracles for monotonic Covington (2017 paper §2.2, after Gómez-Rodríguez & Fernández-González 2015).
 
-Dynamic oracle, exact (Algorithm 1): ℓ(c) = |U(c, tG)| + n_c(A ∪ I(c, tG)),
+Dynamic oracle, exact (Algorithm 1): ``ℓ(c) = |U(c, tG)| + n_c(A ∪ I(c, tG))``,
 where U are the gold arcs no longer individually reachable and I the others.
 Every word has at most one head in A ∪ I, so its cycles are disjoint and
 counted in O(n).  A gold root arc 0 -> y is "built" while y is headless
@@ -109,7 +109,7 @@ def _component_roots(heads):
 
 @njit(cache=True)
 def loss(state, prepared, bound):
-    """Algorithm 1: |U(c, tG)| + COUNTCYCLES(A ∪ I(c, tG))."""
+    """Algorithm 1: ``|U(c, tG)| + COUNTCYCLES(A ∪ I(c, tG))``."""
     gold = prepared[0]
     i, j = focus_positions(state)
     heads = st.region(state, st.HEADS)

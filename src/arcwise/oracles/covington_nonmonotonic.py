@@ -6,15 +6,15 @@ acyclicity conditions of the monotonic oracle no longer apply, since arc
 transitions can always replace heads and break cycles.  The loss ℓ(c) is
 bounded by three expressions (selected by ``bound``):
 
-- ``upper``    |U| + n_c(A ∪ I): every elementary cycle of A ∪ I, enumerated
+- ``upper``    ``|U| + n_c(A ∪ I)``: every elementary cycle of A ∪ I, enumerated
                by Johnson's algorithm (in-degree is up to 2: a word may have
                one head in A and another in I, so cycles overlap);
-- ``pc-upper`` |U| + n_pc(A ∪ I): only the problematic cycles, those whose
+- ``pc-upper`` ``|U| + n_pc(A ∪ I)``: only the problematic cycles, those whose
                cycle-breaking deletes a gold arc.  Building I in Covington
                order, the cycle is closed by its last arc x -> y to be built,
                which deletes the cycle's arc z -> x; the cycle is problematic
                when z -> x is gold;
-- ``lower``    |U|.
+- ``lower``    ``|U|``.
 
 ``upper`` is index 0, the default: the paper found it the best to train
 with (Table 3, 84.74 average UAS), although it is the loosest (Table 1).
@@ -93,7 +93,7 @@ def root_detachable(state, i, j, y):
 
 @njit(cache=True)
 def unreachable(state, gold, bound, succ):
-    """|U(c, tG)| (Algorithm 2); fills succ with A ∪ I in the parent direction."""
+    """``|U(c, tG)|`` (Algorithm 2); fills succ with A ∪ I in the parent direction."""
     i, j = focus_positions(state)
     heads = st.region(state, st.HEADS)
     n = len(gold) - 1
@@ -148,7 +148,7 @@ def count_problematic_cycles(succ, heads, gold):
 
 @njit(cache=True)
 def loss(state, prepared, bound):
-    """Algorithm 2: |U| + COUNTRELEVANTCYCLES(A ∪ I) for bound = UPPER, PC_UPPER, LOWER."""
+    """Algorithm 2: ``|U| + COUNTRELEVANTCYCLES(A ∪ I)`` for bound = UPPER, PC_UPPER, LOWER."""
     gold = prepared[0]
     succ = np.empty((len(gold), 2), dtype=np.int32)
     u = unreachable(state, gold, bound, succ)

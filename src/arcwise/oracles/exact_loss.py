@@ -4,7 +4,7 @@
 §5 describes: a configuration whose lower and upper bounds agree is settled
 without search, and a branch whose lower bound reaches the best loss already
 found is cut (depth-first branch and bound, children tried in order of their
-lower bound).  The lower bound is |U| of `arcwise.oracles.covington_nonmonotonic`;
+lower bound).  The lower bound is ``|U|`` of `arcwise.oracles.covington_nonmonotonic`;
 the upper bound is the loss of §4's witness sequence (`witness_loss`), which is
 at most pc-upper.  Settled losses, and the lower bounds learnt from cut
 branches, are memoised on the state, so a memo shared by the configurations
@@ -37,7 +37,7 @@ def witness_loss(state, gold):
     """The loss reached from c by Covington's criteria over I(c, tG) (§4's witness sequence).
 
     Building exactly the arcs of I not in A, in Covington order, reaches a
-    tree of loss <= |U| + n_pc(A ∪ I): an achievable loss, hence an upper
+    tree of loss ``<= |U| + n_pc(A ∪ I)``: an achievable loss, hence an upper
     bound at least as tight as pc-upper.
     """
     i, j = focus_positions(state)

@@ -11,8 +11,10 @@ plane to a word left of s; Switch for the same in the inactive plane; else
 Shift.  Its derivation builds each arc in its canonical plane and rebuilds
 every tree whose arcs between words are 2-planar.
 
-Dynamic oracle (approximate: exact only for that plane assignment):
+Dynamic oracle (approximate: exact only for that plane assignment)::
+
     ℓ(c) = |U1(c, tG1) ∪ U2(c, tG2)| + n_c(A ∪ I1(c, tG1) ∪ I2(c, tG2)),
+
 a gold arc x -> y of plane i being unreachable when it is not already in A in
 plane i and min(x, y) is neither on plane i's stack nor in the buffer, or
 max(x, y) is not in the buffer, or y has another head, or x and y are in the
@@ -126,7 +128,7 @@ def static(state, prepared):
 
 @njit(cache=True)
 def plane_loss(state, gold, planes):
-    """ℓ(c) = |U1 ∪ U2| + n_c(A ∪ I1 ∪ I2), two consecutive Switches allowed (2018 §3)."""
+    """``ℓ(c) = |U1 ∪ U2| + n_c(A ∪ I1 ∪ I2)``, two consecutive Switches allowed (2018 §3)."""
     n = len(gold) - 1
     j = st.buffer_get(state, 0)
     if j == -1:

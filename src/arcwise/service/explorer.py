@@ -2,7 +2,7 @@
 
 `explore(system, heads, history)` replays `history` (action names) from the
 initial configuration with `arcwise.systems` (`TransitionSystem.apply`,
-`.legal`, `.costs`, `.loss`, `.static_oracle`: the kernels the trainer and
+``.legal``, ``.costs``, ``.loss``, ``.static_oracle``: the kernels the trainer and
 the parser run) and describes where it got: the configuration, the arcs
 built, the legal transitions with their cost under every oracle of the
 system (and every bound, for covington-nm), each oracle's loss and choice,

@@ -13,11 +13,13 @@ sound without extra preconditions (2012 paper, §3.1 and its footnote 1).
 One invariant follows that the oracles use: the buffer is sorted, and a
 word is in the buffer iff it is headless and not left of the buffer front.
 
-Variants, by option name (``arc-eager+lba+rnba``):
+Variants, by option name (``arc-eager+lba+rnba``)::
+
     lba   LEFT-BUFFER-ARC        (σ, i|j|β, A) => (σ, j|β, A ∪ {(j, i)})
     rba   RIGHT-BUFFER-ARC       (σ, i|j|β, A) => (σ, i|β, A ∪ {(i, j)})
     lnba  LEFT-NONPROJ-BUFFER-ARC  (σ|i, j|k|β, A) => (σ, j|k|β, A ∪ {(k, i)})
     rnba  RIGHT-NONPROJ-BUFFER-ARC (σ|i, j|k|β, A) => (σ|i, j|β, A ∪ {(i, k)})
+
 Every kernel knows all eight actions; the variant's option bits live in the
 OPTIONS header slot and `legal` masks the actions they do not enable.
 """

@@ -1,6 +1,6 @@
 """Non-monotonic arc-eager (Honnibal, Goldberg & Johnson 2013, CoNLL, §3).
 
-Arc-eager (`arcwise.systems.arc_eager`) with two transitions relaxed:
+Arc-eager (`arcwise.systems.arc_eager`) with two transitions relaxed::
 
     LEFT-ARC  (σ|i, j|β, A) => (σ, j|β, A \\ {(k, i)} ∪ {(j, i)})   i != 0
               may replace a head i got from an earlier RIGHT-ARC

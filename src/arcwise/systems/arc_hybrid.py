@@ -3,7 +3,7 @@ Swap extension (de Lhoneux, Stymne & Nivre 2017).
 
 The root 0 sits at the *end* of the buffer, as in de Lhoneux et al. (2017),
 Kiperwasser & Goldberg (2016) and Ballesteros & Nivre (2013), so that
-root attachments are decided last:
+root attachments are decided last::
 
     initial   ([], [1..n, 0], {})        terminal  ([], [0], A)
 

@@ -3,7 +3,7 @@ neural scorers start from, and the helpers the stack systems share to fill them.
 
 Each system module exports three compiled functions over them, which
 `arcwise.dispatch.systems` calls by system id and `arcwise.features.addresses`
-builds on:
+builds on::
 
     base_positions(state, out)  fills out[code] with the word at each base it has
                                 (out arrives filled with -1)

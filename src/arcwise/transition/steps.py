@@ -5,7 +5,7 @@ wants the configurations of many sentences at once.  These compiled steps
 work on a *state matrix*: row b is one configuration (`arcwise.systems.state`)
 of sentence b, padded to the longest sentence's state size (the kernels read
 only the cells an n-word state has).  A step over `rows` (the row indices still
-running) is:
+running) is::
 
     legal_classes  -> which labeled classes each configuration allows
     positions      -> the words a scorer reads (`arcwise.features.addresses` bases)

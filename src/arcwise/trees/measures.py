@@ -5,7 +5,7 @@ Each function takes `heads` (length n + 1, heads[0] == -1) and returns an
 int32 array of length n + 1 whose entry d describes the arc heads[d] -> d;
 entry 0 (the root has no arc) is 0.
 
-- arc length (§4.1): |h - d|.  Root arcs count like any other: the root is
+- arc length (§4.1): ``|h - d|``.  Root arcs count like any other: the root is
   word 0, so the arc 0 -> d has length d.
 - distance to root (§4.2): the number of arcs on the path from d up to 0;
   a root arc has distance 1.  -1 for a word not connected to 0.
@@ -27,7 +27,7 @@ _UNKNOWN = -2
 
 @njit(cache=True)
 def arc_lengths(heads):
-    """|heads[d] - d| for every word d; root arcs have length d (§4.1)."""
+    """``|heads[d] - d|`` for every word d; root arcs have length d (§4.1)."""
     size = len(heads)
     result = np.zeros(size, dtype=np.int32)
     for d in range(1, size):

@@ -139,13 +139,15 @@ def plane_assignment(heads):
     active plane; this runs that oracle on two bare stacks (plane 0 active
     first, empty stacks, root arcs implicit) and records where it builds each
     arc.  Rules, in order, with s / t the tops of the active / inactive stack
-    and j the buffer front:
+    and j the buffer front::
+
       1. a gold arc s - j: Left-Arc / Right-Arc in the active plane;
       2. a gold arc t - j: Switch;
       3. an unbuilt gold arc between j and a word left of s that goes to the
          active plane: Reduce;
       4. the same for t and the inactive plane: Switch;
       5. Shift.
+
     An arc goes to the plane forced by the built arcs it crosses (directly or
     through other arcs), else to the active plane.  A Switch never follows a
     Switch (the parser forbids it; on trees of up to 6 words it never comes

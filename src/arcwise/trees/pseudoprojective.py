@@ -4,7 +4,7 @@ A projective parser learns from *projectivized* trees and its output is
 *deprojectivized* afterwards:
 
 - PROJECTIVIZE (§2): while the tree is non-projective, lift the smallest
-  non-projective arc (shortest |h - d|, ties broken from left to right)
+  non-projective arc (shortest ``|h - d|``, ties broken from left to right)
   one step up: LIFT(h -> d) = heads[h] -> d.  The original head is d's
   *syntactic head*, the head it ends up with its *linear head*.
 - The lifts are encoded in the labels (§2, Table 1), with the paper's marks:

@@ -3,7 +3,7 @@
 The treebank gives its raw text: the tokens with their ``SpaceAfter=No``,
 sentences one after another, paragraphs (``# newpar``, ``# newdoc``)
 separated by a blank line (`training_text`).  Every gap after a non-space
-character is then one of three classes:
+character is then one of three classes::
 
     none       the token goes on (``do|n't`` in ``don't`` is a token boundary,
                ``U.|S.`` is not)
