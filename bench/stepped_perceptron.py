@@ -26,7 +26,7 @@ from pathlib import Path
 import numba
 from timing import best_of
 
-from arcwise.features.batch import Batch
+from arcwise.features.batch import Batch, sub_batch
 from arcwise.io import read_treebank
 from arcwise.transition import stepped
 from arcwise.transition.scorers.perceptron import PerceptronScorer
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     wall, cpu = best_of(args.repeats, lambda: parser.parse_encoded(batch))
     rows.append(("parse", "fused", cpu, wall, len(test)))
     for k in batches:
-        parts = [stepped.sub_batch(batch, range(s, min(s + k, len(batch))))
+        parts = [sub_batch(batch, range(s, min(s + k, len(batch))))
                  for s in range(0, len(batch), k)]
 
         def parse_parts():

@@ -25,9 +25,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from arcwise.features.batch import Batch
+from arcwise.features.batch import Batch, sub_batch
 from arcwise.io import read_treebank
-from arcwise.transition import stepped, steps
+from arcwise.transition import stepped
 from arcwise.transition.parser import Parser
 from arcwise.transition.scorers.perceptron import PerceptronScorer, extract_rows, score_rows
 from arcwise.transition.train import train
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> None:
                 saved.parent.mkdir(parents=True, exist_ok=True)
                 parser.save(saved)
         batch = Batch(test, parser.vocabularies)
-        profile_once(parser, stepped.sub_batch(batch, range(min(len(batch), 20))))  # compile
+        profile_once(parser, sub_batch(batch, range(min(len(batch), 20))))  # compile
         runs = [profile_once(parser, batch) for _ in range(args.repeats)]
         best = {phase: min(r[0][phase] for r in runs) for phase in PHASES}
         actions = runs[0][1]

@@ -54,7 +54,7 @@ def test_generated_dispatch_groups_shared_kernels_and_variants():
     from arcwise.dispatch.generate import generated
 
     texts = {path.name + path.parent.name: text for path, text in generated().items()}
-    systems_text, oracles_text = texts["dispatch.pysystems"], texts["dispatch.pyoracles"]
+    systems_text, oracles_text = texts["systems.pydispatch"], texts["oracles.pydispatch"]
     assert "if system == COVINGTON or system == COVINGTON_NM:\n        return covington.initial(n, options)" in systems_text
     assert "return two_planar.initial(n)\n" in systems_text  # a system without variants
     assert "if variant == two_planar.UNREGULARIZED:" in oracles_text

@@ -311,11 +311,12 @@ def test_a_bilstm_guide_is_jackknifed_and_travels_in_the_guided_model(data, tmp_
 def test_neural_parsers_take_the_pipeline_text_api(data):
     """A BiLSTM or biaffine parser is a one-stage pipeline too: nlp(words) gives a Document."""
     from arcwise.graph.biaffine_parser import train_biaffine
+    from arcwise.pipeline.pipeline import Pipeline
 
     sentence = data[1][0]  # a tagged Sentence: these parsers learned from tags
     for parser in (tiny_train("arc-eager", data)[0],
                    train_biaffine(data[0], None, epochs=1, neural={**TINY, "arc": 8})[0]):
-        (parsed,) = parser([sentence]).sentences
+        (parsed,) = Pipeline.of(parser)([sentence]).sentences
         assert [w.form for w in parsed.words] == list(sentence.form[1:])
         assert sum(w.head == 0 for w in parsed.words) == 1
 

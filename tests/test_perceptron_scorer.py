@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from arcwise.features.batch import Batch
+from arcwise.features.batch import Batch, sub_batch
 from arcwise.training.data import score_parser
 from arcwise.transition import stepped
 from arcwise.transition.parser import Parser
@@ -38,7 +38,7 @@ def stepped_parse(parser: Parser, batch: Batch, sentences_per_step: int, trace: 
     root = parser.classes.labels.index(parser.root_label)
     parts = []
     for start in range(0, len(batch), sentences_per_step):
-        part = stepped.sub_batch(batch, range(start, min(start + sentences_per_step,
+        part = sub_batch(batch, range(start, min(start + sentences_per_step,
                                                          len(batch))))
         parts.append(stepped.parse(scorer, parser.kernels, parser.classes, part, root, trace))
     return [np.concatenate([p[k] for p in parts]) for k in range(3)], parts

@@ -72,3 +72,26 @@ def test_a_registered_stage_runs_saves_and_loads(with_lowercaser, tmp_path):
 def test_an_unknown_stage_is_refused():
     with pytest.raises(ValueError, match="unknown stage"):
         Pipeline(parser=tiny_parser(), spellchecker=object())
+
+
+def test_a_registered_stage_trains_with_the_pipeline(with_lowercaser, monkeypatch):
+    from arcwise.pipeline import training
+
+    monkeypatch.setattr(training, "COMPONENTS", pipeline_module.COMPONENTS)
+    monkeypatch.setattr(training, "STAGES", pipeline_module.STAGES)
+    sentences, _ = train_and_dev(10, 0)
+    nlp, log = training.train_pipeline(sentences, None, ["tokenizer", "lowercaser"])
+    assert nlp.components == ("tokenizer", "lowercaser") and "lowercaser" in log
+    assert [w.lemma for w in nlp("Dogs bark.").words][:2] == ["dogs", "bark"]
+
+
+def test_a_stage_whose_needs_no_stage_provides_is_refused(monkeypatch):
+    stages = {**STAGES, "coref": StageEntry(needs=("tree", "entities"), provides=("chains",),
+                                            trainer="x:y", loader="x:y")}
+    monkeypatch.setattr(pipeline_module, "STAGES", stages)
+    monkeypatch.setattr(pipeline_module, "COMPONENTS", tuple(stages))
+    from arcwise.pipeline import stages as stages_module
+
+    monkeypatch.setattr(stages_module, "STAGES", stages)
+    with pytest.raises(ValueError, match="coref stage needs entities"):
+        Pipeline(parser=tiny_parser(), coref=object())

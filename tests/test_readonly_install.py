@@ -19,7 +19,7 @@ assert arcwise.__file__.startswith(os.environ["PYTHONPATH"]), arcwise.__file__
 for module in pkgutil.walk_packages(arcwise.__path__, "arcwise."):
     if module.name != "arcwise.__main__":
         importlib.import_module(module.name)  # numba sets up every cached function here
-from arcwise.transition.parser import max_steps
+from arcwise.transition.kernels import max_steps
 assert max_steps(3) == 80  # compiled and cached
 print(os.environ.get("NUMBA_CACHE_DIR", ""))
 """

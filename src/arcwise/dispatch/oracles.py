@@ -11,22 +11,18 @@ from __future__ import annotations
 
 from numba import njit
 
-from arcwise.oracles import (
-    arc_eager,
-    arc_eager_nonmonotonic,
-    arc_hybrid,
-    covington,
-    covington_nonmonotonic,
-    two_planar,
-)
-from arcwise.systems.ids import (
-    ARC_EAGER,
-    ARC_EAGER_NM,
-    ARC_HYBRID,
-    COVINGTON,
-    COVINGTON_NM,
-    TWO_PLANAR,
-)
+from arcwise.oracles import arc_eager
+from arcwise.oracles import arc_eager_nonmonotonic
+from arcwise.oracles import arc_hybrid
+from arcwise.oracles import covington
+from arcwise.oracles import covington_nonmonotonic
+from arcwise.oracles import two_planar
+from arcwise.systems.ids import ARC_EAGER
+from arcwise.systems.ids import ARC_EAGER_NM
+from arcwise.systems.ids import ARC_HYBRID
+from arcwise.systems.ids import COVINGTON
+from arcwise.systems.ids import COVINGTON_NM
+from arcwise.systems.ids import TWO_PLANAR
 
 
 @njit(cache=True)

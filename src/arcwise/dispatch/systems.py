@@ -12,23 +12,20 @@ from __future__ import annotations
 
 from numba import njit
 
-from arcwise.systems import (
-    arc_eager,
-    arc_eager_nonmonotonic,
-    arc_hybrid,
-    covington,
-    covington_nonmonotonic,
-    positions,
-    two_planar,
-)
-from arcwise.systems.ids import (
-    ARC_EAGER,
-    ARC_EAGER_NM,
-    ARC_HYBRID,
-    COVINGTON,
-    COVINGTON_NM,
-    TWO_PLANAR,
-)
+from arcwise.systems import arc_eager
+from arcwise.systems import arc_eager_nonmonotonic
+from arcwise.systems import arc_hybrid
+from arcwise.systems import covington
+from arcwise.systems import covington_nonmonotonic
+from arcwise.systems import positions
+from arcwise.systems import two_planar
+from arcwise.systems.ids import ARC_EAGER
+from arcwise.systems.ids import ARC_EAGER_NM
+from arcwise.systems.ids import ARC_HYBRID
+from arcwise.systems.ids import COVINGTON
+from arcwise.systems.ids import COVINGTON_NM
+from arcwise.systems.ids import TWO_PLANAR
+
 
 ARC_EAGER_ACTIONS = len(arc_eager.ACTIONS)
 ARC_EAGER_NM_ACTIONS = len(arc_eager_nonmonotonic.ACTIONS)

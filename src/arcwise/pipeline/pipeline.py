@@ -36,7 +36,7 @@ from arcwise.io.annotations import tree_annotations
 from arcwise.io.tokens import text_read
 from arcwise.models import kinds, modelfile
 from arcwise.pipeline.document import Document
-from arcwise.pipeline.stages import STAGES, prefix
+from arcwise.pipeline.stages import STAGES, prefix, unmet_needs
 from arcwise.pipeline.stages.tokenizer import Tokenizer
 
 SYSTEM = "pipeline"
@@ -87,6 +87,9 @@ class Pipeline:
         self.stages = {name: given[name] for name in COMPONENTS if given.get(name) is not None}
         if not self.stages:
             raise ValueError("a pipeline needs at least one component")
+        for name, missing in unmet_needs(tuple(self.stages)).items():
+            raise ValueError(f"the {name} stage needs {', '.join(missing)}, which no stage "
+                             "before it provides")
         self.command_line = list(command_line)
         self.hyperparameters = dict(hyperparameters or {})  # how the parts were trained together
 

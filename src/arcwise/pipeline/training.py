@@ -16,10 +16,12 @@ from typing import Any
 from arcwise.combination.stacking import folds_of
 from arcwise.core.corpus import Sentence
 from arcwise.core.errors import ArcwiseError
+from arcwise.core.registry import named
 from arcwise.io.conllu import without_tags
 from arcwise.models.kinds import train_tagger
 from arcwise.pipeline.pipeline import COMPONENTS, Pipeline
 from arcwise.pipeline.predicted_tags import DEFAULT_FOLDS, TAGS, with_predicted_tags
+from arcwise.pipeline.stages import BUILT_IN, STAGES
 from arcwise.pipeline.stages.tokenizer import WHITESPACE_ONLY, Tokenizer
 
 ParserTrainer = Callable[[Sequence[Sentence], Sequence[Sentence] | None], tuple[Any, Any]]
@@ -92,9 +94,15 @@ def train_pipeline(train: Sequence[Sentence], dev: Sequence[Sentence] | None = N
         log["tagger"] = tagger.scores
     if "parser" in components:
         parser, log["parser"] = train_parser(parser_train, parser_dev)
+    others = {}  # stages registered after the built-in three: each by its own trainer
+    for name in components:
+        if name not in BUILT_IN:
+            others[name] = named(STAGES[name].trainer)(train, dev, seed=seed,
+                                                       progress=epochs_of(name))
+            log[name] = getattr(others[name], "scores", {})
     hyperparameters = {}
     if parser is not None:
         hyperparameters["parser_tags"] = tags
         if tags == "predicted":
             hyperparameters["tag_folds"] = tag_folds
-    return Pipeline(tokenizer, tagger, parser, command_line, hyperparameters), log
+    return Pipeline(tokenizer, tagger, parser, command_line, hyperparameters, **others), log

@@ -40,15 +40,15 @@ from arcwise.core.corpus import Sentence, nothing_to_learn
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.vocab import Vocabularies
 from arcwise.features import FeatureTable, default_table
-from arcwise.features.batch import Batch
+from arcwise.features.batch import Batch, sub_batch
 from arcwise.learn import perceptron as pc
 from arcwise.models.kinds import scorer_class
 from arcwise.systems.base import flat_gold
 from arcwise.training.data import data_sha256, length_batches, projectivized, score_parser
 from arcwise.training.epochs import default_epochs, log_header, run_epochs
-from arcwise.transition import DEFAULT_ORACLE, MODELS, ORACLES, steps  # noqa: F401 (MODELS: here too)
+from arcwise.transition import DEFAULT_ORACLE, MODELS, ORACLES, stepped, steps  # noqa: F401 (MODELS)
 from arcwise.transition.fused import train_epoch
-from arcwise.transition.parser import Parser, TransitionParser
+from arcwise.transition.parser import Parser, ScorerParser, TransitionParser
 from arcwise.trees.projectivity import is_well_formed
 
 
@@ -98,7 +98,7 @@ def train(
     system's oracle (e.g. swap="eager").  progress, if given, is called with
     each epoch's log entry.  pseudo_projective ("head", "path", "head+path"):
     train on trees projectivized with that encoding (Nivre & Nilsson 2005;
-    `parse.projectivized`), which makes sense for the projective systems
+    `arcwise.training.data.projectivized`), which makes sense for the projective systems
     (arc-eager, arc-hybrid); the parser deprojectivizes its output, and dev
     scores compare that output with the original dev trees.  guide,
     dev_guide: a guide parser's output on the train and dev sentences (in
@@ -339,11 +339,9 @@ class TrainingRun:
 def train_stepped(run: TrainingRun, scorer, batch_sentences: int, aggressive_p: float):
     """`train` for any stepped `Scorer`: batches of sentences through
     `arcwise.transition.stepped.train_batch`, the best epoch on dev kept; returns (parser, log)."""
-    from arcwise.transition import stepped
-
     run.log["hyperparameters"].update(batch_sentences=batch_sentences,
                                       aggressive_p=aggressive_p)
-    parser = stepped.ScorerParser(run.system, run.vocabularies, run.classes, scorer,
+    parser = ScorerParser(run.system, run.vocabularies, run.classes, scorer,
                                   run.root_label, hyperparameters=run.log["hyperparameters"],
                                   training_data_sha256=data_sha256(run.sentences),
                                   pseudo_projective=run.pseudo_projective)
@@ -368,8 +366,6 @@ class ScorerEpochs:
         self.lengths = np.array([run.sentences[k].n for k in self.usable])
 
     def train_epoch(self, epoch: int) -> dict[str, Any]:
-        from arcwise.transition import stepped
-
         run = self.run
         rng = np.random.default_rng([run.seed, epoch])
         explore = run.dynamic and epoch >= run.explore_from
@@ -377,7 +373,7 @@ class ScorerEpochs:
         loss = configurations = wrong = 0
         for indices in length_batches(self.lengths, self.batch_sentences, rng):
             chosen = self.usable[indices]
-            part = stepped.sub_batch(self.batch, chosen)
+            part = sub_batch(self.batch, chosen)
             gold = flat_gold([run.prepared[k] for k in chosen])
             batch_loss, c, w = stepped.train_batch(
                 self.scorer, run.ts.kernels, run.ts.oracle, run.classes, part, gold, run.bound,

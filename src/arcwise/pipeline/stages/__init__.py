@@ -38,16 +38,34 @@ class StageEntry:
     """A stage in the registry.
 
     needs / provides: what it reads and what it adds ("text", "words", "tags",
-    "lemmas", "tree"); trainer: "module:name" of f(sentences, dev, **options) -> the
-    stage; loader: "module:name" of f(arrays, meta, source, prefix) -> the stage;
-    saver: "module:name" of f(stage, prefix) -> (arrays, meta), when the stage's own
-    ``saved(prefix)`` is not it.  Its arrays' prefix in a pipeline file is `prefix`."""
+    "lemmas", "tree"); trainer: "module:name" of ``f(sentences, dev, **options)``, the
+    stage trained; loader: "module:name" of ``f(arrays, meta, source, prefix)``, the
+    stage loaded; saver: "module:name" of ``f(stage, prefix)``, its (arrays, meta), when
+    the stage's own ``saved(prefix)`` is not it.  Its arrays' prefix in a pipeline file is `prefix`."""
 
     needs: tuple[str, ...]
     provides: tuple[str, ...]
     trainer: str
     loader: str
     saver: str | None = None
+
+
+# the stages `Pipeline.annotate` runs by its own steps; any other runs its `annotate`
+BUILT_IN = ("tokenizer", "tagger", "parser")
+# what the input gives before any stage: raw text, or words (pre-tokenized, CoNLL-U)
+INPUT = ("text", "words")
+
+
+def unmet_needs(names: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """{stage: what it needs that neither the input nor a stage before it provides} of
+    the stages `names`, in registry order; empty when they can run."""
+    available, unmet = set(INPUT), {}
+    for name in (n for n in STAGES if n in names):
+        missing = tuple(need for need in STAGES[name].needs if need not in available)
+        if missing:
+            unmet[name] = missing
+        available.update(STAGES[name].provides)
+    return unmet
 
 
 def prefix(name: str) -> str:
