@@ -627,7 +627,7 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
         pseudo_projective=o["pseudo_projective"].value if o["pseudo_projective"] else None,
         oracle_priority=o["oracle_priority"].value if o["oracle_priority"] else None,
         variant_features=o["variant_features"], neural=o["neural"], table=table)
-    if not is_graph_system(system):  # the graph parsers' epochs are not shown here
+    if not (is_graph_system(system) and o["model"] == "perceptron"):  # MST's epochs: unshown
         options["progress"] = progress
 
     def train_parser(sentences, dev_sentences):

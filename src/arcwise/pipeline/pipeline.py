@@ -93,17 +93,21 @@ class Pipeline:
         self.command_line = list(command_line)
         self.hyperparameters = dict(hyperparameters or {})  # how the parts were trained together
 
-    @property
-    def tokenizer(self) -> Tokenizer | None:
-        return self.stages.get("tokenizer")
+    def replaced(self, name: str, stage: Any) -> None:
+        """Put `stage` in the place of stage `name` (None: take it out), in registry order."""
+        stages = {**self.stages, name: stage}
+        self.stages = {n: stages[n] for n in COMPONENTS if stages.get(n) is not None}
 
-    @property
-    def tagger(self) -> Any:
-        return self.stages.get("tagger")
-
-    @property
-    def parser(self) -> Any:
-        return self.stages.get("parser")
+    tokenizer = property(lambda self: self.stages.get("tokenizer"),
+                         lambda self, stage: self.replaced("tokenizer", stage),
+                         doc="The tokenizer stage, or None.")
+    tagger = property(lambda self: self.stages.get("tagger"),
+                      lambda self, stage: self.replaced("tagger", stage),
+                      doc="The tagger stage (a model of `arcwise.models.kinds.TAGGERS`), "
+                          "or None.")
+    parser = property(lambda self: self.stages.get("parser"),
+                      lambda self, stage: self.replaced("parser", stage),
+                      doc="The parser stage (any parser `arcwise.models.kinds` loads), or None.")
 
     @classmethod
     def of(cls, model: Any) -> Pipeline:

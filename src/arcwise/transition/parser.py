@@ -274,22 +274,10 @@ class Parser(TransitionParser):
     them in one call per batch; everything else is `TransitionParser`'s.
     """
 
-    def __init__(
-        self,
-        system: str,
-        vocabularies: Vocabularies,
-        table: FeatureTable,
-        classes: pc.ClassSet,
-        weights: pc.Weights,
-        root_label: str,
-        hyperparameters: dict[str, Any] | None = None,
-        scores: dict[str, Any] | None = None,
-        training_data_sha256: str | None = None,
-        command_line: Sequence[str] = (),
-        pseudo_projective: str | None = None,
-    ):
-        super().__init__(system, vocabularies, classes, root_label, hyperparameters, scores,
-                         training_data_sha256, command_line, pseudo_projective)
+    def __init__(self, system: str, vocabularies: Vocabularies, table: FeatureTable,
+                 classes: pc.ClassSet, weights: pc.Weights, root_label: str, **common: Any):
+        """common: `TransitionParser`'s other arguments (hyperparameters, scores, ...)."""
+        super().__init__(system, vocabularies, classes, root_label, **common)
         self.table = table
         self.weights = weights
 

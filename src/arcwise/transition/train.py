@@ -242,10 +242,12 @@ def train(
             run, {"table": table, "perceptron": perceptron})
         stepped_parser, log = train_stepped(run, scorer, stepped_batch, aggressive_p=0.0)
         return Parser(system, vocabularies, table, classes, scorer.weights, root_label,
-                      hyperparameters, stepped_parser.scores, data_sha256(sentences),
+                      hyperparameters=hyperparameters, scores=stepped_parser.scores,
+                      training_data_sha256=data_sha256(sentences),
                       pseudo_projective=pseudo_projective), log
     parser = Parser(system, vocabularies, table, classes, perceptron.weights, root_label,
-                    hyperparameters, {}, data_sha256(sentences),
+                    hyperparameters=hyperparameters, scores={},
+                    training_data_sha256=data_sha256(sentences),
                     pseudo_projective=pseudo_projective)
     dev_batch = Batch(dev, vocabularies, dev_guide if guide is not None else None) if dev else None
     epochs_of = PerceptronEpochs(
