@@ -93,7 +93,7 @@ def test_the_demo_parses_raw_text(tmp_path, monkeypatch):
     for name, sentences in (("train", train_sentences), ("dev", dev), ("test", dev)):
         conllu.write(tmp_path / f"{name}.conllu.gz", sentences)
     monkeypatch.setattr(demo, "DATA", tmp_path)
-    parser, _ = train("arc-eager", train_sentences, None, epochs=1)
+    parser, _ = train("arc-eager", train_sentences, None, oracle="static", epochs=1)
     printed = io.StringIO()
     demo.raw_text_to_trees(Console(file=printed, width=200), parser)
     out = printed.getvalue()

@@ -77,11 +77,12 @@ def test_a_parser_guided_by_gold_trees_learns_to_follow_its_guide(system, setup,
 
 def test_guide_trees_are_checked(data):
     train_sentences, dev_sentences = data
-    parser, _ = train("arc-eager", train_sentences[:5], epochs=1, seed=1, **SMALL)
+    parser, _ = train("arc-eager", train_sentences[:5], oracle="static", epochs=1, seed=1, **SMALL)
     with pytest.raises(ArcwiseError, match="without a guide"):
         parser.parse(dev_sentences[:2], guide=dev_sentences[:2])
     with pytest.raises(ValueError, match="dev sentences"):
-        train("arc-eager", train_sentences[:5], dev_sentences[:2], epochs=1,
+        train("arc-eager", train_sentences[:5], dev_sentences[:2], oracle="static", epochs=1,
               guide=train_sentences[:5], **SMALL)
     with pytest.raises(ValueError, match="words"):
-        train("arc-eager", train_sentences[:5], epochs=1, guide=train_sentences[1:6], **SMALL)
+        train("arc-eager", train_sentences[:5], oracle="static", epochs=1,
+              guide=train_sentences[1:6], **SMALL)

@@ -33,8 +33,8 @@ def model(tmp_path_factory) -> Path:
     sentences, _ = train_and_dev(N_TRAIN, 0)
     pipeline = Pipeline(Tokenizer.train(sentences, epochs=3, buckets=2**14),
                         Tagger.train(sentences, epochs=2, buckets=2**12),
-                        train("arc-eager", sentences, epochs=1, transition_buckets=2**12,
-                              label_buckets=2**10)[0])
+                        train("arc-eager", sentences, oracle="static", epochs=1,
+                              transition_buckets=2**12, label_buckets=2**10)[0])
     path = tmp_path_factory.mktemp("pipeline") / "en.arcwise"
     pipeline.save(path)
     return path
@@ -242,7 +242,7 @@ def test_parse_in_processes_reports_a_workers_error_in_one_line(tmp_path, capsys
     output file."""
     sentences, dev = train_and_dev(N_TRAIN // 2, 3)
     parser = tmp_path / "parser.arcwise"
-    train("arc-eager", sentences, epochs=1, transition_buckets=2**12,
+    train("arc-eager", sentences, oracle="static", epochs=1, transition_buckets=2**12,
           label_buckets=2**10)[0].save(parser)
     untagged = tmp_path / "untagged.conllu"
     conllu.write(untagged, map(blanked, dev))

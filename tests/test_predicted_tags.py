@@ -90,7 +90,7 @@ def spied_parser_trainer(given: dict):
     """A tiny arc-eager trainer that keeps the train and dev sentences it is given in `given`."""
     def train_parser(train_sentences, dev_sentences):
         given["train"], given["dev"] = list(train_sentences), list(dev_sentences)
-        return train("arc-eager", train_sentences, dev_sentences, epochs=1, seed=1,
+        return train("arc-eager", train_sentences, dev_sentences, oracle="static", epochs=1, seed=1,
                      transition_buckets=2**10, label_buckets=2**8)
     return train_parser
 

@@ -274,7 +274,7 @@ def test_pseudo_projective_scheme_round_trips_through_the_model_file(pseudo_proj
 
 def test_bad_pseudo_projective_encoding_is_refused(data):
     with pytest.raises(ArcwiseError, match="encoding"):
-        train("arc-eager", data[0][:2], pseudo_projective="sideways")
+        train("arc-eager", data[0][:2], oracle="static", pseudo_projective="sideways")
 
 
 # --- single root ----------------------------------------------------------------
