@@ -49,6 +49,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "neural: an end-to-end test that trains torch models; `make test` runs it "
         "after the compiled unit tests, whose numba cache it then finds filled")
+    config.addinivalue_line(
+        "markers", "docs: an end-to-end test of the documentation (the Sphinx build, the "
+        "guides' code); `make test` runs it with the neural ones, on the less busy core")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.end_to_end
+pytestmark = [pytest.mark.end_to_end, pytest.mark.docs]
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
