@@ -51,7 +51,8 @@ MOVED: dict[str, tuple[str, ...]] = {
 }
 
 # names that changed with their module: (old module, old name) -> "new module:new name"
-RENAMED = {("arcwise.parse", "annotations"): "arcwise.io.annotations:tree_annotations"}
+RENAMED = {("arcwise.parse", "annotations"): "arcwise.io.annotations:tree_annotations",
+           ("arcwise.stacking", "from_saved"): "arcwise.models.kinds:from_saved"}
 
 
 class MovedModule(types.ModuleType):

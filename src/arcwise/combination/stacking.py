@@ -154,18 +154,13 @@ class GuidedParser:
         guide_arrays = {name[len(GUIDE_PREFIX):]: a for name, a in arrays.items()
                         if name.startswith(GUIDE_PREFIX)}
         own = {name: a for name, a in arrays.items() if not name.startswith(GUIDE_PREFIX)}
-        guide = from_saved(guide_arrays, guide_meta, f"{source} (guide)")
+        guide = kinds.from_saved(guide_arrays, guide_meta, f"{source} (guide)")
         own_meta = {k: v for k, v in meta.items() if k not in ("guide", "stacking")}
-        guided = from_saved(own, own_meta, source)
+        guided = kinds.from_saved(own, own_meta, source)
         try:
             return cls(guide, guided, meta["stacking"]["folds"])
         except (KeyError, ValueError) as error:
             raise ArcwiseError(f"{source}: bad guided model ({error})") from None
-
-
-def from_saved(arrays: dict[str, np.ndarray], meta: dict[str, Any], source: str):
-    """A transition-based or graph-based parser from a model file's (arrays, metadata)."""
-    return kinds.from_saved(arrays, meta, source)
 
 
 def train_guided(system: str, train_sentences: Sequence[Sentence],

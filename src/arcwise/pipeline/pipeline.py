@@ -11,7 +11,7 @@ Input without tags is tagged when the pipeline has a tagger; input with tags
 (CoNLL-U with UPOS, XPOS or FEATS) keeps them.  Without a tokenizer a text
 is one sentence per line, tokens separated by whitespace, and text that needs a
 tokenizer is refused (`whitespace_words`).  A plain parser model is a pipeline of
-itself alone (`arcwise.pipeline.pipeline`).
+itself alone (`Pipeline.of`).
 
 The model file (`arcwise.models.modelfile`) holds each component's arrays
 under its prefix (``tokenizer_``, ``tagger_``, ``parser_``) and its metadata
@@ -36,7 +36,7 @@ from arcwise.io.annotations import tree_annotations
 from arcwise.io.tokens import text_read
 from arcwise.models import kinds, modelfile
 from arcwise.pipeline.document import Document
-from arcwise.pipeline.stages import STAGES, prefix, unmet_needs
+from arcwise.pipeline.stages import BUILT_IN, STAGES, prefix, unmet_needs
 from arcwise.pipeline.stages.tokenizer import Tokenizer
 
 SYSTEM = "pipeline"
@@ -71,6 +71,11 @@ def whitespace_words(text: str) -> list[list[str]]:
     return lines
 
 
+def in_order(stages: dict[str, Any]) -> dict[str, Any]:
+    """The stages that are not None, in registry order (`COMPONENTS`)."""
+    return {name: stages[name] for name in COMPONENTS if stages.get(name) is not None}
+
+
 class Pipeline:
     """The stages of `arcwise.pipeline.stages.STAGES` -- a tokenizer, a tagger (of any model
     in `arcwise.models.kinds.TAGGERS`), a parser, and any stage registered after them --
@@ -83,8 +88,8 @@ class Pipeline:
         if unknown:
             raise ValueError(f"unknown stage {', '.join(sorted(unknown))} (known: "
                              f"{', '.join(COMPONENTS)})")
-        given = {"tokenizer": tokenizer, "tagger": tagger, "parser": parser, **stages}
-        self.stages = {name: given[name] for name in COMPONENTS if given.get(name) is not None}
+        self.stages = in_order({"tokenizer": tokenizer, "tagger": tagger, "parser": parser,
+                                **stages})
         if not self.stages:
             raise ValueError("a pipeline needs at least one component")
         for name, missing in unmet_needs(tuple(self.stages)).items():
@@ -95,8 +100,7 @@ class Pipeline:
 
     def replaced(self, name: str, stage: Any) -> None:
         """Put `stage` in the place of stage `name` (None: take it out), in registry order."""
-        stages = {**self.stages, name: stage}
-        self.stages = {n: stages[n] for n in COMPONENTS if stages.get(n) is not None}
+        self.stages = in_order({**self.stages, name: stage})
 
     tokenizer = property(lambda self: self.stages.get("tokenizer"),
                          lambda self, stage: self.replaced("tokenizer", stage),
@@ -179,7 +183,7 @@ class Pipeline:
         for name, stage in self.stages.items():  # tokenizer and tagger: done above
             if name == "parser":
                 written = self.parsed(read, written, single_root, trace)
-            elif name not in ("tokenizer", "tagger"):  # a stage registered after them
+            elif name not in BUILT_IN:  # a stage registered after the built-in three
                 read, written = (stage.annotate(read), stage.annotate(written)) \
                     if read is not written else (stage.annotate(read),) * 2
         return written

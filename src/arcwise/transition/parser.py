@@ -45,6 +45,7 @@ from arcwise.io import annotate
 from arcwise.io.annotations import tree_annotations
 from arcwise.learn import perceptron as pc
 from arcwise.models import modelfile
+from arcwise.models.kinds import scorer_class
 from arcwise.transition import stepped
 from arcwise.transition.kernels import parse_batch
 from arcwise.transition.trace import of_parse as trace_of_parse
@@ -253,6 +254,14 @@ class TransitionParser:
         """What the model file holds: (arrays, metadata)."""
         raise NotImplementedError
 
+    @staticmethod
+    def common_of(meta: dict[str, Any]) -> dict[str, Any]:
+        """The keyword arguments every transition parser reads back from its model file's
+        metadata (what `meta` wrote of them; pseudo_projective aside, which each checks)."""
+        return dict(hyperparameters=meta["hyperparameters"], scores=meta["scores"],
+                    training_data_sha256=meta["training_data_sha256"],
+                    command_line=meta["command_line"])
+
     def save(self, path: str | os.PathLike) -> None:
         """Write the model file, atomically."""
         modelfile.save(path, *self.saved())
@@ -365,11 +374,8 @@ class Parser(TransitionParser):
             classes,
             weights,
             root_label,
-            hyperparameters=meta["hyperparameters"],
-            scores=meta["scores"],
-            training_data_sha256=meta["training_data_sha256"],
-            command_line=meta["command_line"],
             pseudo_projective=pseudo_projective,
+            **cls.common_of(meta),
         )
 
 
@@ -420,9 +426,6 @@ class ScorerParser(TransitionParser):
     def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any],
                    source: str) -> ScorerParser:
         """A parser from a model file's (arrays, metadata); `source` names it in errors."""
-        from arcwise import systems as registry
-        from arcwise.models.kinds import scorer_class
-
         modelfile.check_parser_meta(meta, arrays, source)
         try:
             system = meta["system"]
@@ -439,7 +442,4 @@ class ScorerParser(TransitionParser):
             raise ArcwiseError(f"{source}: bad model metadata ({error})") from None
         scorer = make_scorer.from_saved(arrays, scorer_meta, classes, source)
         return cls(system, vocabularies, classes, scorer, meta["root_label"],
-                   hyperparameters=meta["hyperparameters"], scores=meta["scores"],
-                   training_data_sha256=meta["training_data_sha256"],
-                   command_line=meta["command_line"],
-                   pseudo_projective=meta.get("pseudo_projective"))
+                   pseudo_projective=meta.get("pseudo_projective"), **cls.common_of(meta))
