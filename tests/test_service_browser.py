@@ -67,7 +67,7 @@ def test_view_draws_the_files_trees_and_marks_errors(module_browser, untagged_ti
 
     system = load(model).parse(gold)
     conllu.write(system_file, gold, trees=system)
-    run = arcwise("view", system_file, gold_file, "-o", page)
+    run = arcwise("view", "--gold", gold_file, system_file, "-o", page)
     assert run.returncode == 0, run.stderr
     browser.get(page.resolve().as_uri())
     ready(browser)

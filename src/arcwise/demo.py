@@ -123,7 +123,7 @@ def raw_text_to_trees(console: Console, parser) -> None:
         try:
             from arcwise.eval.conll18 import conll18_scores
             scores = conll18_scores(gold, parsed)
-        except ImportError:  # the scorer (udtools) is a test dependency
+        except ArcwiseError:  # the scorer (udtools, the eval extra) is not installed
             scores = None
     if scores is not None:
         console.print("[bold]EWT test from its raw text[/] (CoNLL 2018 scorer): " + ", ".join(

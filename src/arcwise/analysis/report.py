@@ -26,6 +26,7 @@ import numpy as np
 
 from arcwise.analysis.analyze import Analysis
 from arcwise.analysis.factors import METRIC_COUNTS, FactorResult
+from arcwise.core.extras import required
 from arcwise.io.atomic import atomic_write
 
 SIGNIFICANT = 0.05
@@ -117,6 +118,7 @@ def write_report(analysis: Analysis, directory: str | os.PathLike) -> Path:
     """Write index.html, <factor>.svg/.png and analysis.json into `directory`; return the page."""
     from arcwise.core.errors import ArcwiseError
 
+    required("matplotlib", "report", "the report's figures")
     directory = Path(directory)
     try:
         directory.mkdir(parents=True, exist_ok=True)

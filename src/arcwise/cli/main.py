@@ -7,11 +7,13 @@ import importlib
 import importlib.util
 import os
 import sys
+import warnings
 
 import typer
 
 from arcwise.core import interrupts
 from arcwise.core.errors import ArcwiseError, InputError
+from arcwise.core.vocab import UnseenTagsWarning
 
 app = typer.Typer(
     name="arcwise",
@@ -19,6 +21,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help texts are plain: pip install 'arcwise[neural]' shows as is
 )
 
 
@@ -53,6 +56,8 @@ def version() -> None:
 COMMAND_MODULES = [
     "train",
     "parse",
+    "package",
+    "models",
     "evaluate",
     "compare",
     "analyze",
@@ -80,12 +85,15 @@ def main() -> None:
     quietly with exit 1; SIGINT, SIGTERM and SIGHUP stop the work where it
     is safe, remove temporary files and exit 128 + the signal number.
     """
+    warnings.showwarning = _one_line_warning
     with interrupts.installed(), _checked_stdout():
         try:
             try:
                 app()
             finally:
                 sys.stdout.flush()  # a full disk may only show here
+        except UnseenTagsWarning as refused:  # --unseen-tags refuse
+            _fail(f"arcwise: {refused} (refused: --unseen-tags refuse)", 2)
         except InputError as error:  # FILE:LINE: what is wrong
             _fail(str(error), 2)
         except ArcwiseError as error:
@@ -98,6 +106,18 @@ def main() -> None:
         except OSError as error:  # raised where arcwise does not name a file (numba's cache)
             where = f"{error.filename}: " if error.filename else ""
             _fail(f"arcwise: {where}{error.strerror or error}", 2)
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """arcwise's own warnings as one line on stderr (``arcwise: warning: ...``); others as
+    Python shows them."""
+    if issubclass(category, UnseenTagsWarning) or category.__module__.startswith("arcwise"):
+        print(f"arcwise: warning: {message}", file=file or sys.stderr)
+    else:
+        _show_warning(message, category, filename, lineno, file, line)
+
+
+_show_warning = warnings.showwarning
 
 
 def _fail(message: str, code: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import warnings
 
 import typer
 
@@ -18,11 +19,11 @@ def register(app: typer.Typer) -> None:
         ),
         input_format: str = typer.Option(
             None, "--input", "-i",
-            help="What IN holds: conllu (CoNLL-U or CoNLL-X; the default, or from the "
-            "extension), tokens (one sentence per line, tokens separated by spaces), text "
+            help="What IN holds: conllu (CoNLL-U or CoNLL-X, from the extension), tokens (one sentence per line, tokens separated by spaces), text "
             "(plain text, paragraphs between blank lines) or lines (plain text, one sentence "
             "per line: UDPipe 1's presegmented); text and lines need a model with a "
-            "tokenizer.",
+            "tokenizer.  Default: conllu, or for a model with a tokenizer, text unless IN's "
+            "first lines are CoNLL-U.",
             show_default=False,
         ),
         output: str = typer.Option(
@@ -41,6 +42,11 @@ def register(app: typer.Typer) -> None:
             help="Record in MISC the transition that built each word's arc (Transition=) and "
             "the heads transitions replaced (HeadHistory=); transition-based models only.",
         ),
+        unseen_tags: str = typer.Option(
+            "warn", "--unseen-tags",
+            help="When more than 5 % of the input's UPOS (or XPOS) values were never seen in "
+            "training (another tag set?): warn (once, on stderr) or refuse (exit 2).",
+        ),
         workers: int = typer.Option(
             1, "--workers", "-j", min=1,
             help="Processes that annotate the input side by side, one thread each (the "
@@ -50,8 +56,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Parse IN with MODEL; the output keeps every line and column but HEAD, DEPREL, DEPS.
 
-        IN is CoNLL-U (or CoNLL-X) by default; --input tokens reads one sentence
-        per line and writes CoNLL-U.  A model trained with tags refuses input
+        IN is CoNLL-U (or CoNLL-X) by default, or for a model with a tokenizer
+        plain text unless its first lines are CoNLL-U; --input tokens reads one
+        sentence per line and writes CoNLL-U.  A model trained with tags refuses input
         whose UPOS, XPOS and FEATS are all _ (exit 2), unless it has a tagger.
 
         Every output is a tree; CoNLL-U output has one root per sentence (valid
@@ -65,14 +72,20 @@ def register(app: typer.Typer) -> None:
         """
         import arcwise
         from arcwise.core.errors import ArcwiseError
-        from arcwise.io import INPUT_FORMATS
+        from arcwise.core.vocab import UnseenTagsWarning
+        from arcwise.io import INPUT_FORMATS, format_of
         from arcwise.pipeline.in_processes import InProcesses, annotator, has_tokenizer
         from arcwise.pipeline.pipeline import RAW_TEXT
 
+        if unseen_tags not in ("warn", "refuse"):
+            raise ArcwiseError(f"--unseen-tags {unseen_tags}: use warn or refuse")
+        if unseen_tags == "refuse":
+            warnings.simplefilter("error", UnseenTagsWarning)
         known = (*INPUT_FORMATS, *RAW_TEXT)
         if input_format is not None and input_format not in known:
             raise ArcwiseError(f"--input {input_format}: use one of {', '.join(known)}")
-        format = None if input_format == "conllu" else input_format
+        # an explicit --input conllu is never sniffed: CoNLL-U, or CoNLL-X by the extension
+        format = (format_of(source) or "conllu") if input_format == "conllu" else input_format
         # in processes, only the workers build the model: this one reads its metadata
         parser = InProcesses(model, workers) if workers > 1 else arcwise.load(model)
         if format in RAW_TEXT and not has_tokenizer(parser):

@@ -11,6 +11,8 @@ from typing import Any
 import typer
 
 from arcwise.core.errors import ArcwiseError
+from arcwise.core.extras import required
+from arcwise.core.registry import did_you_mean
 from arcwise.models.kinds import MODELS, is_graph_system, train_system
 from arcwise.oracles import PRIORITIES
 from arcwise.pipeline import TAGS
@@ -96,8 +98,9 @@ def check_options(ctx: typer.Context, system: str, oracle: str, bound: str | Non
 
     if system != SYSTEM:
         if system.split("+")[0] not in systems.names():
-            raise ArcwiseError(f"unknown system {system!r}; known: {systems.describe()}, "
-                               f"{SYSTEM} (graph-based)")
+            guess = did_you_mean(system.split("+")[0], [*systems.names(), SYSTEM])
+            raise ArcwiseError(f"unknown system {system!r}{guess or ';'} known: "
+                               f"{systems.describe()}, {SYSTEM} (graph-based)")
         try:
             ts = systems.get(system)
         except ValueError as error:  # a variant the system does not have
@@ -116,7 +119,7 @@ def check_options(ctx: typer.Context, system: str, oracle: str, bound: str | Non
         if kind and kind not in kinds and source and source.name in ("COMMANDLINE", "ENVIRONMENT"):
             raise ArcwiseError(f"{param.opts[0]} applies to {KIND_NAMES[kind]} only, "
                                f"not to --system {system}"
-                               + (" --oracle static" if TRANSITION in kinds else ""))
+                               + (f" --oracle {oracle}" if TRANSITION in kinds else ""))
 
 
 def check_output(output: Path, *inputs: Path | None) -> None:
@@ -461,6 +464,8 @@ def feature_table(path: Path | None, system: str, model: str, guided: bool = Fal
 def checked_model(system: str, model: str, neural: list[str]) -> dict:
     """The --neural options of --model for --system; ArcwiseError if that model does not
     train that system or an option is wrong."""
+    if model != "perceptron":
+        required("torch", "neural", f"--model {model}")
     options = parse_neural(neural, model)
     if (model == "biaffine") != (is_graph_system(system) and model != "perceptron"):
         raise ArcwiseError(f"--model {model} does not train --system {system}: "
@@ -543,6 +548,7 @@ def parse_tagger(pairs: list[str]) -> dict:
                            "use epochs, features or combinations (model=bilstm takes network "
                            "options)")
     if model == "bilstm":
+        required("torch", "neural", "--tagger model=bilstm")
         for key in ("features", "combinations"):
             if key in options:
                 raise ArcwiseError(f"--tagger {key}: a perceptron tagger's option, "

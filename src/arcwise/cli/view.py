@@ -10,25 +10,34 @@ import typer
 def register(app: typer.Typer) -> None:
     @app.command("view")
     def view_command(
-        file: Path = typer.Argument(..., help="A CoNLL-U or CoNLL-X file (.gz allowed): a "
-                                    "treebank, or a parser's output."),
-        gold: Path = typer.Argument(None, help="The gold trees of the same sentences."),
-        others: list[Path] = typer.Argument(None, help="More outputs of the same sentences."),
+        files: list[Path] = typer.Argument(..., help="CoNLL-U or CoNLL-X files (.gz allowed) "
+                                           "of the same sentences: a treebank, or parsers' "
+                                           "outputs."),
+        gold: Path = typer.Option(None, "--gold", "-g",
+                                  help="The gold trees of the same sentences."),
         output: Path = typer.Option(..., "--output", "-o", help="The HTML file to write."),
-        names: str = typer.Option(None, "--names", help="Comma-separated names of FILE and "
-                                  "OTHERS (default: their file names)."),
+        names: str = typer.Option(None, "--names", help="Comma-separated names of FILES "
+                                  "(default: their file names)."),
     ) -> None:
-        """Write one self-contained HTML page showing the trees of FILE (and OTHERS) against GOLD.
+        """Write one self-contained HTML page showing the trees of FILES against --gold.
 
         Arcs above the words with their labels, non-projective arcs dashed,
-        wrong heads and wrong labels marked against GOLD; navigate, search a
-        word or a sent_id, filter by error, relation or length.  No network
-        is needed to open it.
+        wrong heads and wrong labels marked against the gold trees; navigate,
+        search a word or a sent_id, filter by error, relation or length.  No
+        network is needed to open it.  (Until 0.2, FILE GOLD [OTHERS], the old
+        order, still works, with a warning, when --gold is not given.)
         """
+        import sys
+
         from arcwise.core.errors import ArcwiseError
         from arcwise.service.viewer import view_data, write_view
 
-        systems = [file, *(others or [])]
+        systems = list(files)
+        if gold is None and len(systems) > 1:  # the order before 0.1.1: FILE GOLD [OTHERS]
+            gold = systems.pop(1)
+            print(f"arcwise: warning: `arcwise view FILE GOLD` is the old order, read as such "
+                  f"until 0.2: give the gold file as --gold (arcwise view --gold {gold} "
+                  f"{' '.join(map(str, systems))} -o {output})", file=sys.stderr)
         labels = [p.name.split(".")[0] for p in systems]
         if names is not None:
             labels = [n.strip() for n in names.split(",")]

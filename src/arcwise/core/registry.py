@@ -4,8 +4,10 @@ classes and trainers that live in the layers above it without importing them."""
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
+from collections.abc import Iterable
 from typing import Any
 
 from arcwise.core.errors import ArcwiseError
@@ -16,8 +18,8 @@ def registered(registry: dict[str, str], key: str, what: str, source: str,
     """The class that `registry` ({key: "module:Class"}) names for `key`; ArcwiseError for a
     key it does not know, saying which it knows."""
     if key not in registry:
-        raise ArcwiseError(f"{source}: unknown kind of {what} {key!r} (known: "
-                           f"{', '.join(registry)}{hint})")
+        raise ArcwiseError(f"{source}: unknown kind of {what} {key!r}{did_you_mean(key, registry)}"
+                           f" (known: {', '.join(registry)}{hint})")
     return named(registry[key])
 
 
@@ -28,3 +30,9 @@ def named(target: str) -> Any:
     module, name = target.split(":")
     return functools.reduce(getattr, name.split("."), importlib.import_module(module))
 
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """"; did you mean X?" for the known name closest to a misspelled one, else ""."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""

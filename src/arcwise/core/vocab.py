@@ -17,6 +17,7 @@ shape.  Their vocabularies are built with the others.
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, repeat
 from typing import NamedTuple
@@ -246,13 +247,61 @@ def untagged(sentences: Sequence[Sentence], columns: Sequence[str] = TAG_COLUMNS
                for value in getattr(s, c)[1:])
 
 
+class UnseenTagsWarning(UserWarning):
+    """Many of the input's tags were never seen in training (a foreign tag set, say PTB
+    tags in the UPOS column): the parser will do badly.  ``warnings.simplefilter("error",
+    UnseenTagsWarning)`` refuses such input instead (`arcwise parse --unseen-tags refuse`)."""
+
+
+UNSEEN_SHARE = 0.05  # more than this share of the words with a tag: warn
+UNSEEN_JUDGED = 1000  # words enough to judge a model's input by
+
+
+def unseen_tags(sentences: Sequence[Sentence], vocabularies: Vocabularies,
+                columns: Sequence[str] = ("upos", "xpos")) -> str | None:
+    """What to say when more than `UNSEEN_SHARE` of the tagged words of a column the model
+    learned have a tag its vocabulary never saw, naming a few of them; else None."""
+    for column in columns:
+        known = getattr(vocabularies, column)
+        if column not in ("upos", "xpos") or not any(v != BLANK for v in known):
+            continue
+        values = [v for s in sentences for v in getattr(s, column)[1:] if v != BLANK]
+        unseen = [v for v in values if v not in known]
+        if values and len(unseen) > UNSEEN_SHARE * len(values):
+            names = list(dict.fromkeys(unseen))
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5
+                                            else "")
+            return (f"{len(unseen) / len(values):.0%} of the input's {column.upper()} values "
+                    f"were never seen in training ({shown}): another tag set? The trees "
+                    "will be poor; tag the input as the training data was, or let the "
+                    "model's tagger retag it")
+    return None
+
+
+def warn_unseen_tags(sentences: Sequence[Sentence], vocabularies: Vocabularies,
+                     columns: Sequence[str] | None = None) -> None:
+    """An `UnseenTagsWarning` (`unseen_tags`) at most once per model's vocabularies, judged
+    on the first input of at least `UNSEEN_JUDGED` words (or on every smaller one until
+    then), so that parsing a large file pays for it once."""
+    if getattr(vocabularies, "_unseen_judged", False):
+        return
+    message = unseen_tags(sentences, vocabularies,
+                          tag_columns(vocabularies) if columns is None else columns)
+    if message is not None or sum(s.n for s in sentences) >= UNSEEN_JUDGED:
+        vocabularies._unseen_judged = True
+    if message is not None:
+        warnings.warn(UnseenTagsWarning(message), stacklevel=3)
+
+
 def check_tagged(sentences: Sequence[Sentence], vocabularies: Vocabularies) -> None:
     """ArcwiseError when a model trained with tags is given a sentence whose words have
     none (`untagged`), naming its file and line: a parser reading ``_`` where it learned
-    tags builds garbage trees, so it must not run."""
+    tags builds garbage trees, so it must not run.  Warns (`warn_unseen_tags`) when many
+    of their tags are unknown to it."""
     from arcwise.core.errors import ArcwiseError
 
     columns = tag_columns(vocabularies)
+    warn_unseen_tags(sentences, vocabularies, columns)
     bare = next((s for s in sentences if untagged([s], columns)), None)
     if bare is not None:
         source = bare.source or "input"

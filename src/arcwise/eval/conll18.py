@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 from arcwise.core.errors import ArcwiseError
+from arcwise.core.extras import required
 
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas",
            "UAS", "LAS", "CLAS", "MLAS", "BLEX")
@@ -16,6 +17,7 @@ METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", 
 def conll18_scores(gold: str | os.PathLike, system: str | os.PathLike) -> dict[str, float]:
     """{metric: F1 in %, two decimals} of the system file against the gold file (plain,
     uncompressed CoNLL-U), for the metrics of `METRICS`."""
+    required("udtools", "eval", "the CoNLL 2018 scorer")
     from udtools.udeval import UDError, evaluate, load_conllu_file
 
     try:

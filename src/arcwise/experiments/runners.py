@@ -15,6 +15,8 @@ caller saves it at once (a killed run keeps every finished cell).
 
 from __future__ import annotations
 
+from arcwise.core.extras import required
+
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -51,6 +53,7 @@ def run_local(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
 def run_dask(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
              scheduler: Any) -> list[CellError]:
     """Run the cells on a Dask cluster (`scheduler`: an address or a Client); the errors."""
+    required("distributed", "experiments", "arcwise experiment --scheduler")
     from dask.distributed import Client, as_completed
 
     if not cells:

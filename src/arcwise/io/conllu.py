@@ -159,6 +159,10 @@ def _report_skipped(error: InputError) -> None:
     print(f"{error} (sentence skipped)", file=sys.stderr)
 
 
+PLAIN_TEXT_HINT = (" (plain text? --input text reads it with a model that has a tokenizer, "
+                   "--input tokens a sentence per line)")
+
+
 def _open(source: Source) -> tuple[IO, str, bool]:
     """(stream, name for messages, whether we close it); gzip is unwrapped."""
     if isinstance(source, (str, os.PathLike)):
@@ -416,7 +420,8 @@ def _word_columns(
             raise InputError(
                 path,
                 first_line + positions[j],
-                f"{len(row)} columns; {fmt} has 10, separated by tabs",
+                f"{len(row)} columns; {fmt} has 10, separated by tabs"
+                + (PLAIN_TEXT_HINT if len(row) == 1 else ""),
             )
     words = _word_indices(ids, positions, path, first_line, conllx)
     columns = list(zip(*(rows[j] for j in words)))

@@ -43,6 +43,7 @@ import numpy as np
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.version import __version__
 from arcwise.io.atomic import atomic_write
+from arcwise.models import packages
 
 FORMAT_NAME = "arcwise-model"
 FORMAT_VERSION = 1
@@ -135,7 +136,7 @@ def load(
     mapped: memory-map the arrays read-only instead of reading them (instant,
     shared between processes; their contents are then not checksummed).
     """
-    source = os.fspath(path)
+    source = packages.located(path)
     with _open(source) as zf:
         meta = _guarded(source, _read_meta, zf, source)
         arrays = {
@@ -163,7 +164,7 @@ def check_arrays(arrays: Mapping[str, np.ndarray],
 
 def read_meta(path: str | os.PathLike) -> dict[str, Any]:
     """Only the checked metadata of a model file (cheap: no array is read)."""
-    source = os.fspath(path)
+    source = packages.located(path)
     with _open(source) as zf:
         return _guarded(source, _read_meta, zf, source)
 
@@ -171,6 +172,8 @@ def read_meta(path: str | os.PathLike) -> dict[str, Any]:
 def _open(source: str) -> zipfile.ZipFile:
     try:
         kind = os.stat(source).st_mode
+    except FileNotFoundError:
+        raise ArcwiseError(f"{source}: {packages.not_found(source)}") from None
     except OSError as error:
         raise ArcwiseError(f"{source}: cannot read model file: {error.strerror or error}") from None
     if not stat.S_ISREG(kind):  # /dev/zero would be read forever, a FIFO would hang

@@ -29,6 +29,7 @@ from typing import Any
 
 from arcwise.core.corpus import Sentence
 from arcwise.core.errors import ArcwiseError
+from arcwise.core.extras import required
 from arcwise.io import conllu
 
 SCHEMA, SCHEMA_VERSION = "arcwise-document", 1
@@ -118,8 +119,20 @@ class DocumentSentence:
 class Document:
     """The sentences of one input (a text, a list of words, ...), annotated."""
 
-    def __init__(self, sentences: Sequence[Sentence]):
+    def __init__(self, sentences: Sequence[Sentence], text: str | None = None,
+                 lang: str | None = None):
         self.sentences = [DocumentSentence(s) for s in sentences]
+        self._text = text
+        self.lang = lang  # the language code of the model that made it, if known
+
+    @property
+    def text(self) -> str:
+        """The text the document was made from, or, made from words, its tokens with the
+        spaces between them (SpaceAfter), the sentences separated by a space."""
+        if self._text is not None:
+            return self._text
+        return " ".join("".join(t["form"] + (" " if t["space_after"] else "")
+                                for t in s.tokens()).rstrip(" ") for s in self.sentences)
 
     @property
     def words(self) -> list[Word]:
@@ -146,16 +159,23 @@ class Document:
     def to_json_text(self) -> str:
         return json.dumps(self.to_json(), ensure_ascii=False)
 
-    def to_spacy(self, nlp_or_vocab: Any) -> Any:
+    def to_spacy(self, nlp_or_vocab: Any = None) -> Any:
         """The document as a spaCy ``Doc`` over the vocabulary of a spaCy pipeline (or a
-        ``Vocab``): its syntactic words, with their spaces (a multiword token's words
-        are written together), UPOS, XPOS, FEATS, lemmas and, when every word has a
-        head, the trees (a root heads itself and keeps its label, "root"); else the
-        sentence starts.  Needs spaCy (``pip install spacy``)."""
-        try:
-            from spacy.tokens import Doc
-        except ImportError:
-            raise ArcwiseError("to_spacy needs spaCy: pip install spacy") from None
+        ``Vocab``; default: a blank pipeline of the model's language, ``spacy.blank``, or
+        of spaCy's multi-language class "xx" when unknown): its syntactic words, with
+        their spaces (a multiword token's words are written together; none after the
+        last), UPOS, XPOS, FEATS, lemmas and, when every word has a head, the trees (a
+        root heads itself and keeps its label, "root"); else the sentence starts.  Needs
+        spaCy (``pip install spacy``)."""
+        required("spacy", "spacy", "Document.to_spacy")
+        import spacy
+        from spacy.tokens import Doc
+
+        if nlp_or_vocab is None:
+            try:
+                nlp_or_vocab = spacy.blank(self.lang or "xx")
+            except ImportError:  # a language spaCy does not have
+                nlp_or_vocab = spacy.blank("xx")
         vocab = getattr(nlp_or_vocab, "vocab", nlp_or_vocab)
 
         def known(value: str) -> str:
@@ -180,6 +200,8 @@ class Document:
                                         else first + (w.head or w.id) - 1)
                 columns["deps"].append(known(w.deprel))
                 columns["sent_starts"].append(w.id == 1)
+        if columns["spaces"]:
+            columns["spaces"][-1] = False
         if None in columns["heads"]:
             del columns["heads"], columns["deps"]
         else:

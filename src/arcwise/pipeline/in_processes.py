@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import BrokenExecutor, Future
@@ -25,6 +26,7 @@ from arcwise.core.corpus import Sentence
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.local_pool import local_pool, submitted
 from arcwise.io import conllu, format_of, one_root_by_default, read_treebank
+from arcwise.io.sniff import reading_format
 from arcwise.models import modelfile
 from arcwise.models.kinds import kind_of
 from arcwise.pipeline.pipeline import (
@@ -79,6 +81,7 @@ class InProcesses:
             self.reads_text = has_tokenizer(model)
         self._exit = ExitStack()
         self._pool: Any = None
+        self._warned: set[type[Warning]] = set()  # the workers' warnings shown
 
     def __enter__(self) -> InProcesses:
         model = (os.fspath(self.model) if isinstance(self.model, (str, os.PathLike))
@@ -106,6 +109,7 @@ class InProcesses:
         a tokenizer); returns the sentence count."""
         if self._pool is None:
             raise RuntimeError("InProcesses.parse_file outside its with block")
+        format = reading_format(input, format, self.reads_text)
         if format in RAW_TEXT and not self.reads_text:
             raise ArcwiseError(NO_TOKENIZER)
         if single_root is None:
@@ -142,7 +146,12 @@ class InProcesses:
                     waiting.append(self._pool.submit(work, chunk, *arguments))
                 if not waiting:
                     return
-                yield waiting.popleft().result()
+                sentences, warned = waiting.popleft().result()
+                for category, message in warned:  # once here, though each worker warns
+                    if category not in self._warned:
+                        self._warned.add(category)
+                        warnings.warn(category(message), stacklevel=2)
+                yield sentences
         except BrokenExecutor:
             raise ArcwiseError("a parsing process ended abruptly (out of memory?)") from None
         finally:
@@ -194,9 +203,14 @@ def _ready() -> None:
 
 
 def _annotated_sentences(sentences: list[Sentence], single_root: bool, trace: bool
-                         ) -> list[Sentence]:
+                         ) -> tuple[list[Sentence], list[tuple[type[Warning], str]]]:
+    """(the sentences annotated, the (category, message) of each warning on the way: the
+    main process shows them)."""
     _ready()
-    return _model.annotate(sentences, single_root=single_root, trace=trace)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        annotated = _model.annotate(sentences, single_root=single_root, trace=trace)
+    return annotated, [(w.category, str(w.message)) for w in caught]
 
 
 def _annotated_paragraphs(paragraphs: list[tuple[str, int, str]], single_root: bool,

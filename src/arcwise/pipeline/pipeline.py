@@ -34,7 +34,7 @@ from arcwise.core.vocab import TAG_COLUMNS, untagged
 from arcwise.io import conllu, one_root_by_default, read_treebank
 from arcwise.io.annotations import tree_annotations
 from arcwise.io.tokens import text_read
-from arcwise.models import kinds, modelfile
+from arcwise.models import kinds, modelfile, packages
 from arcwise.pipeline.document import Document
 from arcwise.pipeline.stages import BUILT_IN, STAGES, prefix, unmet_needs
 from arcwise.pipeline.stages.tokenizer import Tokenizer
@@ -97,6 +97,8 @@ class Pipeline:
                              "before it provides")
         self.command_line = list(command_line)
         self.hyperparameters = dict(hyperparameters or {})  # how the parts were trained together
+        self.card: dict[str, Any] | None = None  # a model package's (`arcwise.models.packages`)
+        self.lang: str | None = None  # its language code, which `Document.to_spacy` uses
 
     def replaced(self, name: str, stage: Any) -> None:
         """Put `stage` in the place of stage `name` (None: take it out), in registry order."""
@@ -203,7 +205,8 @@ class Pipeline:
     def __call__(self, given: Any) -> Document:
         """The `Document` of a raw text, a list of words (one sentence), a list of word
         lists or Sentences."""
-        return Document(self.annotate(self._sentences(given)))
+        return Document(self.annotate(self._sentences(given)),
+                        text=given if isinstance(given, str) else None, lang=self.lang)
 
     def pipe(self, inputs: Iterable[Any], batch_size: int = 64) -> Iterator[Document]:
         """A Document per input (as `__call__` takes them), tagged and parsed in batches of
@@ -214,8 +217,9 @@ class Pipeline:
         while batch := list(itertools.islice(inputs, batch_size)):
             per_input = [self._sentences(given) for given in batch]
             done = iter(self.annotate([s for group in per_input for s in group]))
-            for group in per_input:
-                yield Document(list(itertools.islice(done, len(group))))
+            for given, group in zip(batch, per_input):
+                yield Document(list(itertools.islice(done, len(group))),
+                               text=given if isinstance(given, str) else None, lang=self.lang)
 
     def parse(self, sentences: Any, *, single_root: bool = True, trace: bool = False) -> Any:
         """As a parser's ``parse``: the (head, deprel) of a sentence or of each sentence,
@@ -258,10 +262,13 @@ class Pipeline:
                    batch_sentences: int = BATCH_SENTENCES, trace: bool = False) -> int:
         """Annotate a file into CoNLL-U (CoNLL-X for CoNLL-X input), streaming in batches;
         returns the sentence count.  format: "text", "lines", "tokens", "conllu", "conllx"
-        (None: from the extension, else CoNLL-U); the other arguments as
+        (None: from the extension, else CoNLL-U; with a tokenizer, raw text unless the
+        input's first lines are CoNLL-U: `arcwise.io.sniff`); the other arguments as
         `Parser.parse_file`."""
         from arcwise.io import format_of
+        from arcwise.io.sniff import reading_format
 
+        format = reading_format(input, format, self.tokenizer is not None)
         if format in RAW_TEXT and self.tokenizer is None:
             raise ArcwiseError(NO_TOKENIZER)
         if self.components == ("parser",):  # a parser alone: its own streaming of the input
@@ -319,10 +326,16 @@ class Pipeline:
                    hyperparameters=meta.get("hyperparameters"), **stages)
 
 
-def load(path: str | os.PathLike) -> Pipeline:
-    """The model of a model file as a pipeline (`arcwise.load`): a pipeline file's, or a
-    pipeline of the parser a parser file holds (`Pipeline.of`)."""
-    return Pipeline.of(kinds.load(path))
+def load(model: str | os.PathLike) -> Pipeline:
+    """The model of a model file or an installed model package (by its name:
+    `arcwise.models.packages`) as a pipeline (`arcwise.load`): a pipeline file's, or a
+    pipeline of the parser a parser file holds (`Pipeline.of`).  A package's pipeline
+    carries its card and language."""
+    nlp = Pipeline.of(kinds.load(model))
+    nlp.card = packages.card_of(model)
+    if nlp.card is not None:
+        nlp.lang = nlp.card.get("lang")
+    return nlp
 
 
 def raw_paragraphs(input: str | os.PathLike | IO, format: str

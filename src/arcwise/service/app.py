@@ -63,8 +63,10 @@ class ParseRequest(BaseModel):
     data: str = Field(description="The text to parse, in the `input` format.")
     model: str | None = Field(None, description="A model name (or a prefix of one); "
                               "default: the server's first model.")
-    input: str = Field("conllu", description="conllu, horizontal (a sentence per line), "
-                       "vertical (a word per line) or text (raw; models with a tokenizer).")
+    input: str | None = Field(None, description="conllu, horizontal (a sentence per line), "
+                              "vertical (a word per line) or text (raw; models with a "
+                              "tokenizer).  Default: text for a model with a tokenizer "
+                              "unless `data` begins as CoNLL-U does, else conllu.")
     output: Literal["conllu", "json", "horizontal", "vertical"] = "conllu"
     tag: bool | None = Field(None, description="Tag with the model's tagger: true always "
                              "(replacing the input's tags), false never; default: when the "
@@ -178,10 +180,11 @@ class Service:
                 return model
         raise UnknownModel(f"unknown model {name!r}; this server has: {', '.join(self.models)}")
 
-    def read(self, kind: str, data: str, model: ServedModel, tag: bool | None = None,
+    def read(self, kind: str | None, data: str, model: ServedModel, tag: bool | None = None,
              parse: bool = True) -> tuple[list, list]:
         """(read, written): the sentences of `data`, checked against the limits, tagged (see
         `run`), as the parser reads them and as they are written (`ServedModel.tagged`)."""
+        kind = formats.kind_of(kind, data, model)
         sentences = formats.read(kind, data, model)
         limit = self.limits.max_sentence_words
         for k, s in enumerate(sentences, 1):
@@ -202,7 +205,7 @@ class Service:
                 raise Unprocessable(str(error) + hint) from None
         return read, sentences
 
-    async def run(self, model: ServedModel, kind: str, data: str, output: str,
+    async def run(self, model: ServedModel, kind: str | None, data: str, output: str,
                   parse: bool = True, tag: bool | None = None) -> tuple[int, Any]:
         """(sentence count, output) of `data`: tagged (tag True: always, False: never, None:
         when it has no tags; only by a model with a tagger), then parsed (parse=False:
@@ -250,6 +253,7 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
             await run_in_threadpool(service.batcher.close, 60)
 
     app = FastAPI(title="arcwise", version=__version__, lifespan=lifespan,
+                  docs_url=None, redoc_url=None,  # Swagger UI and ReDoc load from CDNs
                   description="Dependency parsing with arcwise: a JSON API, UDPipe 1's "
                               "/process, and the viewer with the oracle explorer at /.")
     app.state.service = service
@@ -299,7 +303,8 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
         if "data" not in params:
             raise RequestError("required argument 'data' is missing")
         model = service.model(params.get("model"))
-        kind = params.get("input") or "conllu"
+        kind = params.get("input")  # None: raw text for a model with a tokenizer, unless
+        # the data is CoNLL-U (formats.kind_of); UDPipe 1 reads CoNLL-U by default
         if "tokenizer" in params:
             kind = "lines" if "presegmented" in params["tokenizer"].split(";") else "text"
         _, result = await service.run(model, kind, params["data"],
@@ -326,6 +331,13 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
         return await run_in_threadpool(explorer.explore, request.system, request.heads,
                                        request.history)
 
+    @app.get("/docs", include_in_schema=False)
+    async def api_reference() -> HTMLResponse:
+        """The API reference, made from the OpenAPI schema, offline (`api_page`)."""
+        from arcwise.service.api_page import api_page
+
+        return HTMLResponse(api_page(app.openapi()))
+
     @app.get("/", include_in_schema=False)
     async def viewer() -> HTMLResponse:
         from arcwise.service.viewer import page
@@ -342,7 +354,8 @@ _UDPIPE_PARAMETERS = [
     for name, text in [
         ("data", "The input text (required, here or in the form body)."),
         ("model", "A model name or a prefix of one (default: the first model)."),
-        ("input", "conllu (default), horizontal or vertical."),
+        ("input", "conllu, horizontal or vertical; default: raw text for a model with a "
+                  "tokenizer unless the data is CoNLL-U, else conllu."),
         ("tokenizer", "Present: the data is raw text (models with a tokenizer only); "
                       "presegmented: a sentence per line."),
         ("tagger", "Present: tag, replacing the input's tags (models without a tagger keep "

@@ -29,6 +29,7 @@ from typing import Any
 from arcwise.core.corpus import Sentence
 from arcwise.core.errors import InputError
 from arcwise.io import conllu
+from arcwise.io.sniff import HEAD_BYTES, looks_like_conllu
 from arcwise.service.errors import RequestError, Unprocessable
 
 
@@ -54,8 +55,20 @@ def register_input(kind: InputKind) -> None:
     INPUTS[kind.name] = kind
 
 
-def read(kind: str, text: str, model: Any = None) -> list[Sentence]:
-    """The sentences of a request body of input kind `kind` (see the module docstring)."""
+def kind_of(kind: str | None, text: str, model: Any = None) -> str:
+    """The input kind of a request body: `kind` when given, else ``text`` for a model with
+    a tokenizer unless the body's first lines are CoNLL-U (`arcwise.io.sniff`), else
+    ``conllu``."""
+    if kind:
+        return kind
+    reads_text = getattr(model, "tokenizer", None) is not None
+    return "text" if reads_text and not looks_like_conllu(text[:HEAD_BYTES]) else "conllu"
+
+
+def read(kind: str | None, text: str, model: Any = None) -> list[Sentence]:
+    """The sentences of a request body of input kind `kind` (None: `kind_of`; see the
+    module docstring)."""
+    kind = kind_of(kind, text, model)
     if kind not in INPUTS:
         raise RequestError(f"unknown input format {kind!r}; known: {', '.join(INPUTS)}")
     return INPUTS[kind].read(text, model)
@@ -70,7 +83,7 @@ def _conllu(text: str, model: Any = None) -> list[Sentence]:
     try:
         return list(conllu.read(io.BytesIO(text.encode("utf-8", "surrogateescape"))))
     except InputError as error:
-        raise RequestError(located(error)) from None
+        raise RequestError(located(error).replace("--input ", "input=")) from None
 
 
 def _words_block(words: Sequence[str]) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from arcwise.core.registry import did_you_mean
 from arcwise.systems import state as st
 from arcwise.trees.projectivity import is_well_formed, tree_problem
 
@@ -392,7 +393,9 @@ class Registry:
 
         base, *extensions = name.split("+")
         if base not in self.entries:
-            raise ValueError(f"unknown transition system {name!r}; known: {self.describe()}")
+            guess = did_you_mean(base, self.names()) or ";"
+            raise ValueError(f"unknown transition system {name!r}{guess} known: "
+                             f"{self.describe()}")
         system_module, oracle_module = self.entries[base].system, self.entries[base].oracle
         module = importlib.import_module(system_module)
         kernels = module.make(frozenset(extensions))

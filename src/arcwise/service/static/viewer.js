@@ -207,8 +207,8 @@ async function parseText() {
   status.className = "status"; status.textContent = "parsing…";
   const data = $("parse-data").value, input = $("parse-input").value, model = $("parse-model").value;
   try {
-    const answer = await api("/v1/parse", { data, input, model, output: "json" });
-    const golds = input === "conllu" ? goldTrees(data) : [];
+    const answer = await api("/v1/parse", { data, input: input || null, model, output: "json" });
+    const golds = input === "conllu" || input === "" ? goldTrees(data) : [];
     const withGold = golds.length === answer.result.length && golds.every((t) => t !== null);
     const sentences = answer.result.map((s, k) => {
       const parsed = [s.words.map((w) => w.head), s.words.map((w) => w.deprel)];
