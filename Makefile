@@ -4,17 +4,47 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test clean browser experiment dispatch docs
+.PHONY: demo test clean browser experiment dispatch docs models
 
-$(STAMP): pyproject.toml
+DEMO_STAMP := $(VENV)/.installed-demo
+# this machine's CPU build of torch (a local file); the neural extra takes a range
+TORCH := torch==2.13.0
+
+$(VENV)/bin/python:
 	@test -n "$(PYTHON)" || { echo "need python3.11 on PATH (or make PYTHON=...)"; exit 1; }
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
 
-demo: $(STAMP)
+# make demo: arcwise and the CoNLL 2018 scorer only
+$(DEMO_STAMP): pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e '.[eval]'
+	touch $(DEMO_STAMP)
+
+# make test: every extra the tests need, torch first as the CPU build (pip then keeps it)
+$(STAMP): pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet '$(TORCH)'
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP) $(DEMO_STAMP)
+
+# Trains an English pipeline on the bundled EWT (models/en_ewt.model), packages it as the
+# model package en_ewt with its card and installs it in .venv: afterwards
+# `.venv/bin/arcwise parse -m en_ewt raw.txt` and `arcwise.load("en_ewt")` work.
+demo: $(DEMO_STAMP)
 	$(PY) -m arcwise.demo
+	$(VENV)/bin/arcwise package models/en_ewt.model --name en_ewt --treebank data/en_ewt \
+	  -o models --install
+	printf 'The cat sat on the mat. It did not move, did it?\n' > models/sample.txt
+	$(VENV)/bin/arcwise parse -m en_ewt models/sample.txt
+
+# Model packages for every UD treebank folder under DATA (train.conllu[.gz], dev, test, its
+# LICENSE/README), each with its card, into OUT (default models/):
+#   make models DATA=../shared/data/ud [OUT=models] [ARGS="--system arc-eager --epochs 10"]
+# A folder's package is named after it (English-EWT: english_ewt); NAMES="en_ewt ..." names
+# them in the folders' order instead.
+OUT ?= models
+models: $(DEMO_STAMP)
+	@test -n "$(DATA)" || { echo "usage: make models DATA=DIR [OUT=models] [ARGS=...]"; exit 2; }
+	$(PY) -m arcwise.packaging.build $(DATA) -o $(OUT) $(if $(NAMES),--names "$(NAMES)") $(ARGS)
 
 # A paper's table in one command from a fresh clone, e.g.
 #   make experiment GRID=experiments/two-planar-2018.toml DATA=../shared/data/ud ARGS="-j 2"
@@ -72,5 +102,5 @@ test: $(STAMP) browser
 	test $$compiled -eq 0 && test $$neural -eq 0 && test $$second_status -eq 0
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis .test-second-core.log
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis .test-second-core.log models
 	find src -name "*.nb[ic]" -delete

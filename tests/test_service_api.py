@@ -300,3 +300,12 @@ def test_a_model_trained_with_tags_refuses_untagged_words(tiny_model):  # noqa: 
         answer = c.post("/v1/parse", json={"data": "The dog barked .\n", "input": "horizontal"})
     assert answer.status_code == 422, answer.text
     assert "no tags" in answer.json()["error"]
+
+
+def test_the_api_reference_is_a_page_that_needs_no_network(client):
+    page = client.get("/docs")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    for endpoint in ("/v1/parse", "/process", "/v1/models", "/openapi.json"):
+        assert endpoint in page.text
+    assert "<script" not in page.text and "cdn" not in page.text.lower()
+    assert client.get("/redoc").status_code == 404

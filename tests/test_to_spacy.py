@@ -48,3 +48,21 @@ def test_multiword_tokens_and_unparsed_sentences():
     spacy_doc = unparsed.to_spacy(spacy.blank("en"))
     assert not spacy_doc.has_annotation("DEP")
     assert [len(span) for span in spacy_doc.sents] == [s.n for s in sentences]
+
+
+def test_the_default_pipeline_is_a_blank_one_of_the_documents_language():
+    sentences = list(itertools.islice(conllu.read(ROOT / "data" / "en_ewt" / "dev.conllu.gz"),
+                                      3))
+    english, unknown = Document(sentences, lang="en"), Document(sentences)
+    assert english.to_spacy().lang_ == "en" and unknown.to_spacy().lang_ == "xx"
+    assert Document(sentences, lang="qqq").to_spacy().lang_ == "xx"  # not a spaCy language
+    doc = english.to_spacy()
+    assert doc[-1].whitespace_ == "" and doc.text == doc.text.rstrip()
+
+
+def test_the_document_text_is_the_input_or_its_tokens_with_their_spaces():
+    sentences = list(itertools.islice(conllu.read(ROOT / "data" / "en_ewt" / "dev.conllu.gz"),
+                                      3))
+    assert Document(sentences, text="As given.\n").text == "As given.\n"
+    joined = Document(sentences).text
+    assert joined == " ".join(s.text for s in Document(sentences).sentences)

@@ -1,12 +1,12 @@
 """`make demo`: a tour of arcwise on the bundled treebank (UD English-EWT).
 
-It trains the non-monotonic Covington parser (dynamic oracle, `upper` loss)
-for a few epochs, parses the test set and prints UAS/LAS and speed; puts a
-quickly trained tokenizer and tagger before it and parses raw text (a sample,
-then the test set's text, scored by the CoNLL 2018 scorer); then it shows every
-transition system's static oracle rebuilding the test set (the ceiling a parser
-trained on that system can reach).  DEMO_EPOCHS sets the
-number of epochs (default 3).  The treebank is read from the source checkout's
+It trains an English pipeline -- a tokenizer, a tagger and the non-monotonic
+Covington parser (dynamic oracle, `upper` loss) on predicted tags -- and saves it
+to DEMO_MODEL (default models/en_ewt.model), which `make demo` then packages and
+installs as ``en_ewt`` (`arcwise package`); parses a sample text and the test set's
+raw text (scored by the CoNLL 2018 scorer, timed); then shows every transition
+system's static oracle rebuilding the test set (the ceiling a parser trained on
+that system can reach).  DEMO_EPOCHS sets the parser's epochs (default 3).  The treebank is read from the source checkout's
 ``data/en_ewt`` (a wheel does not ship it), or from the folder ARCWISE_DEMO_DATA
 names; without it the demo says so and exits with code 2.
 """
@@ -24,6 +24,8 @@ from rich.table import Table
 DATA = Path(os.environ.get("ARCWISE_DEMO_DATA")
             or Path(__file__).resolve().parents[2] / "data" / "en_ewt")
 SPLITS = ("train.conllu.gz", "dev.conllu.gz", "test.conllu.gz")
+MODEL = Path(os.environ.get("DEMO_MODEL", "models/en_ewt.model"))  # `make demo` packages it
+TAGGER_EPOCHS = 4
 SYSTEMS = [
     "arc-eager",
     "arc-eager+lba+rba+lnba+rnba",
@@ -36,71 +38,60 @@ SYSTEMS = [
 ]
 
 
-def train_and_parse(console: Console):
-    """Train covington-nm on EWT train (dev selection), parse EWT test, print scores and speed."""
+def train_pipeline_model(console: Console):
+    """Train the English pipeline on EWT train (dev selection): a tokenizer, a tagger, and
+    covington-nm (dynamic oracle, `upper` loss) on jackknifed predicted tags; save it."""
+    from arcwise.experiments.raw_text import parser_trainer
     from arcwise.io import read_treebank
-    from arcwise.training.data import score_parser
-    from arcwise.transition.train import train
+    from arcwise.pipeline.training import train_pipeline
 
     epochs = int(os.environ.get("DEMO_EPOCHS", "3"))
     train_sentences = list(read_treebank(DATA / "train.conllu.gz"))
     dev = list(read_treebank(DATA / "dev.conllu.gz"))
-    test = list(read_treebank(DATA / "test.conllu.gz"))
     console.print(
-        f"[bold]Training covington-nm[/] (dynamic oracle, upper bound) on EWT train: "
-        f"{len(train_sentences)} sentences, {epochs} epochs (the first run compiles, ~1 min)"
+        f"[bold]Training an English pipeline[/] on EWT train ({len(train_sentences)} "
+        f"sentences): a tokenizer and a tagger ({TAGGER_EPOCHS} epochs each), then "
+        f"covington-nm (dynamic oracle, upper bound; {epochs} epochs) on the tags a tagger "
+        "predicts (2 folds). The first run compiles for a minute."
     )
-
-    def progress(entry: dict) -> None:
-        console.print(
-            f"  epoch {entry['epoch']}: {entry['seconds']:.1f} s, "
-            f"dev UAS {entry['dev_uas']:.2f} LAS {entry['dev_las']:.2f}"
-        )
-
-    parser, log = train(
-        "covington-nm", train_sentences, dev, oracle="dynamic", bound="upper",
-        epochs=epochs, seed=1, progress=progress,
-    )
-    parser.parse(test[:10])  # compile outside the timing
     start = time.perf_counter()
-    parser.parse(test)
-    seconds = time.perf_counter() - start
-    scores = score_parser(parser, test)
-    words = sum(s.n for s in test)
-    console.print(
-        f"[bold]EWT test[/]: UAS {scores.uas:.2f}  LAS {scores.las:.2f} "
-        f"(gold tags, punctuation included; best epoch {log['best_epoch']})\n"
-        f"parsing speed: {len(test) / seconds:,.0f} sentences/s, {words / seconds:,.0f} words/s "
-        f"(one process)\n"
-    )
-    return parser
+    nlp, log = train_pipeline(
+        train_sentences, dev,
+        train_parser=parser_trainer("covington-nm", epochs, 1, lambda line: console.print(
+            f"  {line}"), bound="upper"),
+        tag_folds=2, seed=1, progress=_quiet_progress(console),
+        tokenizer_options={"epochs": TAGGER_EPOCHS},
+        tagger_options={"epochs": TAGGER_EPOCHS},
+        command_line=["make", "demo", f"DEMO_EPOCHS={epochs}"])
+    console.print(f"  trained in {time.perf_counter() - start:.0f} s")
+    MODEL.parent.mkdir(parents=True, exist_ok=True)
+    nlp.save(MODEL)
+    console.print(f"  saved {MODEL} ({MODEL.stat().st_size / 1e6:.1f} MB)\n")
+    return nlp
+
+
+def _quiet_progress(console: Console):
+    """Training lines of the tokenizer's and the tagger's last epochs only."""
+    def progress(line: str) -> None:
+        if line.startswith("parser") or f"epoch {TAGGER_EPOCHS}:" in line:
+            console.print(f"  {line}")
+    return progress
 
 
 SAMPLE = "The cat sat on the mat. It didn't move, did it?"
 
 
-def raw_text_to_trees(console: Console, parser) -> None:
-    """A tokenizer and a tagger trained for a few epochs on EWT train, put before the
-    parser: a sample text's CoNLL-U, then EWT test's raw text scored and timed."""
+def raw_text_to_trees(console: Console, nlp) -> None:
+    """The pipeline on a sample text (its CoNLL-U columns), then on EWT test's raw text,
+    scored by the CoNLL 2018 scorer and timed."""
     import gzip
     import shutil
     import tempfile
 
+    from arcwise.core.errors import ArcwiseError
     from arcwise.experiments.raw_text import raw_text
     from arcwise.io import read_treebank
-    from arcwise.pipeline.pipeline import Pipeline
-    from arcwise.pipeline.stages.tagger import Tagger
-    from arcwise.pipeline.stages.tokenizer import Tokenizer
 
-    train_sentences = list(read_treebank(DATA / "train.conllu.gz"))
-    dev = list(read_treebank(DATA / "dev.conllu.gz"))
-    console.print("[bold]From raw text to trees[/]: a tokenizer and a tagger trained for 4 "
-                  "epochs each, before the parser above")
-    start = time.perf_counter()
-    tokenizer = Tokenizer.train(train_sentences, dev, epochs=4, stacked=False)
-    tagger = Tagger.train(train_sentences, dev, epochs=4, features=1)
-    console.print(f"  trained in {time.perf_counter() - start:.0f} s")
-    nlp = Pipeline(tokenizer, tagger, parser)
     words = Table(title=f"nlp({SAMPLE!r})")
     for column in ("sentence.id", "form", "lemma", "upos", "xpos", "head", "deprel"):
         words.add_column(column)
@@ -115,7 +106,8 @@ def raw_text_to_trees(console: Console, parser) -> None:
         text, gold, parsed = work / "test.txt", work / "test.conllu", work / "parsed.conllu"
         with gzip.open(DATA / "test.conllu.gz", "rb") as f, open(gold, "wb") as out:
             shutil.copyfileobj(f, out)
-        text.write_text(raw_text(list(read_treebank(gold))), encoding="utf-8")
+        test = list(read_treebank(gold))
+        text.write_text(raw_text(test), encoding="utf-8")
         nlp(SAMPLE)  # compiled before the timing
         start = time.perf_counter()
         sentences = nlp.parse_file(text, parsed, format="text")
@@ -128,9 +120,9 @@ def raw_text_to_trees(console: Console, parser) -> None:
     if scores is not None:
         console.print("[bold]EWT test from its raw text[/] (CoNLL 2018 scorer): " + ", ".join(
             f"{m} {scores[m]:.2f}" for m in ("Tokens", "Sentences", "UPOS", "UAS", "LAS")))
-    console.print(f"text to CoNLL-U: {sentences / seconds:,.0f} sentences/s (one process); "
-                  "the parser trained on gold tags here: `arcwise train --pipeline` trains "
-                  "all three, the parser on jackknifed predicted tags\n")
+    words = sum(s.n for s in test)
+    console.print(f"raw text to CoNLL-U: {sentences / seconds:,.0f} sentences/s, "
+                  f"{words / seconds:,.0f} words/s (one process)\n")
 
 
 def main() -> None:
@@ -151,7 +143,7 @@ def main() -> None:
         )
         sys.exit(2)
     console = Console()
-    raw_text_to_trees(console, train_and_parse(console))
+    raw_text_to_trees(console, train_pipeline_model(console))
     test_path = DATA / "test.conllu.gz"
 
     start = time.perf_counter()

@@ -44,8 +44,9 @@ def register(app: typer.Typer) -> None:
         ),
         unseen_tags: str = typer.Option(
             "warn", "--unseen-tags",
-            help="When more than 5 % of the input's UPOS (or XPOS) values were never seen in "
-            "training (another tag set?): warn (once, on stderr) or refuse (exit 2).",
+            help="When more than 5 % of the input's UPOS values (20 % of its XPOS values) "
+            "were never seen in training (another tag set?): warn (once, on stderr) or "
+            "refuse (exit 2).",
         ),
         workers: int = typer.Option(
             1, "--workers", "-j", min=1,

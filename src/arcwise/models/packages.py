@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.version import __version__
@@ -156,16 +156,25 @@ def language_of(name: str) -> str | None:
     return head if "_" in name and 2 <= len(head) <= 3 else None
 
 
+def check_name(name: str, version: str) -> None:
+    """ArcwiseError unless `name` is a package name arcwise finds (`NAME`) and `version` a
+    version pip accepts."""
+    if not NAME.fullmatch(name):
+        raise ArcwiseError(f"--name {name}: a package name is lower-case letters, digits and "
+                           "single underscores, starting with a letter (en_ewt)")
+    try:
+        Version(version)
+    except InvalidVersion:
+        raise ArcwiseError(f"--version {version}: not a version pip accepts (1.0.0)") from None
+
+
 def wheel(model: str | os.PathLike, card: dict[str, Any], readme: str, out_dir: str | os.PathLike,
           extra_files: dict[str, bytes] | None = None) -> Path:
     """Write the wheel of model package card["name"] (version card["version"]) holding the
     model file, its card and README into out_dir; returns the wheel's path.  extra_files:
     {name: bytes} more files in the package (the treebank's LICENSE.txt)."""
     name, version = card["name"], card["version"]
-    if not NAME.fullmatch(name):
-        raise ArcwiseError(f"--name {name}: a package name is lower-case letters, digits and "
-                           "single underscores, starting with a letter (en_ewt)")
-    Version(version)  # raises InvalidVersion for a version pip would refuse
+    check_name(name, version)
     source = Path(model)
     suffix = "".join(source.suffixes) or ".model"
     dist = f"{name}-{version}.dist-info"

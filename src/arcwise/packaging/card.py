@@ -186,9 +186,8 @@ def package(model: str | os.PathLike, name: str, out_dir: str | os.PathLike, *,
             version: str = "0.1.0", lang: str | None = None, treebank: Path | None = None,
             test: Path | None = None) -> tuple[Path, dict[str, Any]]:
     """(the wheel of model package `name`, its card) written into out_dir."""
-    if not packages.NAME.fullmatch(name):
-        raise ArcwiseError(f"--name {name}: a package name is lower-case letters, digits and "
-                           "single underscores, starting with a letter (en_ewt)")
+    packages.check_name(name, version)
+    model = packages.located(model)
     card = model_card(model, name, version=version, lang=lang, treebank=treebank, test=test)
     folder = treebank or treebank_of(modelfile.read_meta(model))
     licence = _licence_file(folder) if folder else None
