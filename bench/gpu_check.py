@@ -93,9 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for name, options in MODELS.items():
         tag = name.replace(" ", "-")
-        if name == "bilstm tagger":  # the tagger's network options go with --tagger
-            options = [*options, *(["--tagger", f"threads={args.threads}"] if args.threads
-                                   else [])]
+        if name == "bilstm tagger":  # the tagger's options go with --tagger
+            options = [*options, "--tagger", f"epochs={args.epochs}",
+                       *(["--tagger", f"threads={args.threads}"] if args.threads else [])]
         else:
             options = [*options, *threads]
         outputs = {}
@@ -106,8 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             outputs[device] = folder / f"{tag}-{device.replace(':', '')}.conllu"
             parse = arcwise("parse", "-m", model, "--device", device, "-o", outputs[device],
                             dev)
-            results.append({"model": name, "device": device, "train_seconds": training,
-                            "parse_seconds": parse})
+            results.append({"model": name, "device": device,
+                            "train_seconds": round(training, 2), "parse_seconds": round(parse, 2)})
             print(f"{name:18} {device:7} train {training:8.1f} s   parse {parse:7.1f} s",
                   flush=True)
         wanted = COMPARED.get(name, PARSER_COLUMNS)
