@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/neural.py [--systems arc-eager:dynamic,two-planar:static]
         [--epochs 15] [--train PATH --dev PATH --test PATH] [--threads 2] [--parse-threads N]
-        [--neural KEY=VALUE ...] [--max-train N] [--seed 1] [--json] [--report]
+        [--neural KEY=VALUE ...] [--max-train N] [--seed 1] [--device cpu] [--json] [--report]
 
 Per configuration (SYSTEM:ORACLE[:BOUND] for a BiLSTM transition parser,
 `arcwise.transition.train.train(..., model="bilstm")`; biaffine[:projective] for the
@@ -11,7 +11,8 @@ split with dev selection, then parses the
 test split with the best epoch's model and prints test UAS/LAS (CoNLL 2018
 rules, punctuation included), the seconds to the best epoch and in all, and
 parse speed (sentences/s, encoding and stepping, the network on `--parse-threads`
-threads, by default `--threads`).  Defaults: the bundled English-EWT, gold tags.
+threads, by default `--threads`), on `--device` (cpu by default; cuda, cuda:N or auto
+for a GPU).  Defaults: the bundled English-EWT, gold tags.
 --report keeps each result in bench/results/neural/ and rewrites the neural section of RESULTS.md
 from every kept one, with the git revision and machine it was measured on.
 """
@@ -40,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--neural", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--max-train", type=int, default=None)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or auto")
     parser.add_argument("--save", type=Path, default=None, help="folder to save the models in")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--report", action="store_true",
@@ -49,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from arcwise.cli.train import parse_neural
+    from arcwise.core.device import use_device
     from arcwise.core.errors import ArcwiseError
     from arcwise.graph.biaffine_parser import train_biaffine
     from arcwise.io import read_treebank
@@ -56,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     from arcwise.transition.train import train
 
     try:
+        device = use_device(args.device)
         neural = {"threads": args.threads, **parse_neural(args.neural, "biaffine"
                   if args.systems.startswith("biaffine") else "bilstm")}
         train_sentences = list(read_treebank(args.train))[: args.max_train]
@@ -95,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
             "test_las": round(scores.las, 2), "best_epoch": log["best_epoch"],
             "train_seconds_to_best": round(to_best, 1), "train_seconds": round(total, 1),
             "parse_sentences_per_second": round(len(test) / parse_seconds, 1),
-            "threads": args.threads, "parse_threads": parse_threads, "epochs": args.epochs,
+            "threads": args.threads, "parse_threads": parse_threads, "device": device,
+            "epochs": args.epochs,
             "train": Path(args.train).parent.name, "train_sentences": len(train_sentences),
             "hyperparameters": log["hyperparameters"],
             "dev_las_by_epoch": [e.get("dev_las") for e in log["epochs"]],
@@ -104,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows[-1]) if args.json else
               f"{spec}: test UAS {scores.uas:.2f} LAS {scores.las:.2f}, best epoch "
               f"{log['best_epoch']} after {to_best:.0f} s of training ({total:.0f} s in all), "
-              f"parse {len(test) / parse_seconds:.0f} sentences/s on {parse_threads} threads",
+              f"parse {len(test) / parse_seconds:.0f} sentences/s on {parse_threads} threads"
+              + ("" if device == "cpu" else f" and {device}"),
               flush=True)
         if args.report:
             import report

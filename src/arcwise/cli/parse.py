@@ -54,6 +54,12 @@ def register(app: typer.Typer) -> None:
             "model loaded in each); the output is the same, in the input's order. 1: one "
             "process, whose compiled loops use every core.",
         ),
+        device: str = typer.Option(
+            "cpu", "--device",
+            help="Where a neural model's networks run: cpu, cuda or cuda:N (a GPU; an error "
+            "where torch sees none) or auto (cuda when torch sees a GPU, else cpu); no "
+            "effect on perceptron models.",
+        ),
     ) -> None:
         """Parse IN with MODEL; the output keeps every line and column but HEAD, DEPREL, DEPS.
 
@@ -72,6 +78,7 @@ def register(app: typer.Typer) -> None:
         --trace adds MISC attributes (see `arcwise.transition.trace` and the README).
         """
         import arcwise
+        from arcwise.core.device import use_device
         from arcwise.core.errors import ArcwiseError
         from arcwise.core.vocab import UnseenTagsWarning
         from arcwise.io import INPUT_FORMATS, format_of
@@ -87,6 +94,7 @@ def register(app: typer.Typer) -> None:
             raise ArcwiseError(f"--input {input_format}: use one of {', '.join(known)}")
         # an explicit --input conllu is never sniffed: CoNLL-U, or CoNLL-X by the extension
         format = (format_of(source) or "conllu") if input_format == "conllu" else input_format
+        use_device(device)  # before any model is built, here or in the workers
         # in processes, only the workers build the model: this one reads its metadata
         parser = InProcesses(model, workers) if workers > 1 else arcwise.load(model)
         if format in RAW_TEXT and not has_tokenizer(parser):

@@ -37,6 +37,11 @@ def register(app: typer.Typer) -> None:
         graceful_seconds: float = typer.Option(
             30.0, "--graceful-seconds", min=0,
             help="On SIGTERM/SIGINT, how long requests in flight may take to finish."),
+        device: str = typer.Option(
+            "cpu", "--device",
+            help="Where neural models' networks run: cpu, cuda or cuda:N (a GPU; an error "
+            "where torch sees none) or auto (cuda when torch sees a GPU, else cpu); no "
+            "effect on perceptron models."),
     ) -> None:
         """Serve MODEL(s) over HTTP: a JSON API (/docs), UDPipe 1's /process, the viewer at /.
 
@@ -46,10 +51,12 @@ def register(app: typer.Typer) -> None:
         import logging
 
         from arcwise.core import interrupts
+        from arcwise.core.device import use_device
         from arcwise.service.limits import Limits
         from arcwise.service.models import load_models
 
         uvicorn, create_app = _service_stack()
+        use_device(device)  # before the models are loaded
 
         logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
         limits = Limits(max_request_bytes, max_sentence_words)
@@ -59,7 +66,8 @@ def register(app: typer.Typer) -> None:
             if workers > 1:
                 load_models(model)  # fail here, in one line, before any worker starts
                 os.environ[CONFIG_VARIABLE] = json.dumps(
-                    {"models": model, "limits": [max_request_bytes, max_sentence_words]})
+                    {"models": model, "limits": [max_request_bytes, max_sentence_words],
+                     "device": device})
                 uvicorn.run("arcwise.cli.serve:app_from_environment", factory=True,
                             workers=workers, timeout_worker_healthcheck=WORKER_PING_SECONDS,
                             **common)
@@ -93,10 +101,12 @@ def app_from_environment():
     spawns each worker, which calls this to build its own app: models, batching thread)."""
     import logging
 
+    from arcwise.core.device import use_device
     from arcwise.service.app import create_app
     from arcwise.service.limits import Limits
     from arcwise.service.models import load_models
 
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     config = json.loads(os.environ[CONFIG_VARIABLE])
+    use_device(config.get("device", "cpu"))
     return create_app(load_models(config["models"]), Limits(*config["limits"]))

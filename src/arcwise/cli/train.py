@@ -314,6 +314,13 @@ def register(app: typer.Typer) -> None:
             "decay_updates updates; default none), batch_sentences, threads; bilstm: "
             "hidden, aggressive_p; biaffine: arc, label.",
         ),
+        device: str = typer.Option(
+            "cpu", "--device",
+            help="Where the neural networks (--model bilstm or biaffine, --tagger "
+            "model=bilstm) train: cpu (deterministic: the same seed, the same model file), "
+            "cuda or cuda:N (a GPU; an error where torch sees none), or auto (cuda when "
+            "torch sees a GPU, else cpu). Not stored in the model.",
+        ),
     ) -> None:
         """Train SYSTEM on TRAIN and write the model file; a JSON training log goes beside it.
 
@@ -334,6 +341,7 @@ def register(app: typer.Typer) -> None:
         from arcwise.io import read_treebank
         from arcwise.io.conllu import without_tags
 
+        checked_device(ctx, device, model.value, tagger)
         predicted = tags is not None and tags.value == "predicted"
         if system in ("tagger", "tokenizer") or pipeline or predicted:
             if guide_path is not None:
@@ -459,6 +467,20 @@ def feature_table(path: Path | None, system: str, model: str, guided: bool = Fal
     from arcwise.features import table_from_file
 
     return table_from_file(path, system, guided)
+
+
+def checked_device(ctx: typer.Context, device: str, model: str, tagger: list[str]) -> None:
+    """Train the neural networks on --device (`arcwise.core.device.use_device`);
+    ArcwiseError if it is given for a run that trains none, or names no device here."""
+    from arcwise.core.device import use_device
+
+    tagger_models = [pair.partition("=")[2] for pair in tagger if pair.startswith("model=")]
+    neural = model != "perceptron" or tagger_models[-1:] == ["bilstm"]
+    source = ctx.get_parameter_source("device")
+    if not neural and source and source.name in ("COMMANDLINE", "ENVIRONMENT"):
+        raise ArcwiseError(f"--device applies to the neural models only (--model bilstm or "
+                           f"biaffine, --tagger model=bilstm), not to --model {model}")
+    use_device(device)
 
 
 def checked_model(system: str, model: str, neural: list[str]) -> dict:

@@ -20,6 +20,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
+from arcwise.core.device import current_device, use_device
 from arcwise.core.interrupts import SIGNALS, blocked
 
 PR_SET_PDEATHSIG = 1  # prctl(2)
@@ -28,13 +29,15 @@ PR_SET_PDEATHSIG = 1  # prctl(2)
 @contextmanager
 def local_pool(workers: int, initializer: Callable[..., Any] | None = None,
                initargs: tuple = (), **options: Any) -> Iterator[ProcessPoolExecutor]:
-    """A pool of `workers` spawned processes, each running ``initializer(*initargs)`` first
-    (`options` as ProcessPoolExecutor's); submit with `submitted`.  Leaving the block
-    normally waits for the work; leaving it by an exception kills the workers at once."""
+    """A pool of `workers` spawned processes, each on this process's device
+    (`arcwise.core.device`) and running ``initializer(*initargs)`` first (`options` as
+    ProcessPoolExecutor's); submit with `submitted`.  Leaving the block normally waits for
+    the work; leaving it by an exception kills the workers at once."""
     before = set(multiprocessing.active_children())
     with blocked():  # a signal inside multiprocessing's set-up would leave it half done
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_started, initargs=(initializer, initargs),
+                                   initializer=_started,
+                                   initargs=(initializer, initargs, current_device()),
                                    **options)
     try:
         yield pool
@@ -55,9 +58,10 @@ def submitted(pool: ProcessPoolExecutor, function: Callable[..., Any],
         return [pool.submit(function, *arguments) for arguments in calls]
 
 
-def _started(initializer: Callable[..., Any] | None, initargs: tuple) -> None:
+def _started(initializer: Callable[..., Any] | None, initargs: tuple, device: str) -> None:
     for s in SIGNALS:
         signal.signal(s, signal.SIG_IGN)
+    use_device(device)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)  # blocked by `submitted`
     _dying_with_parent()
     if initializer is not None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arcwise.core.device import current_device
 from arcwise.learn.neural import Encoder, Sizes, need_torch
 
 try:
@@ -45,7 +46,8 @@ def mlp(width: int, out: int, dropout: float):
 
 
 class BiaffineNetwork(nn.Module if nn is not None else object):
-    """Encoder, the four MLPs and the two biaffine scorers (see the module docstring)."""
+    """Encoder, the four MLPs and the two biaffine scorers (see the module docstring), on
+    `arcwise.core.device.current_device()`."""
 
     def __init__(self, vocabulary_sizes: list[int], n_labels: int, sizes: BiaffineSizes,
                  chars: str = "", guide_labels: int = 0):
@@ -64,6 +66,7 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
         if self.guided:
             self.guide_arc = nn.Parameter(torch.zeros(()))
             self.guide_label = nn.Parameter(torch.zeros(guide_labels, n_labels))
+        self.to(current_device())
 
     def forward(self, inputs):
         """(arc scores [s, dependent, head], label vectors [words, label + 1] of each word
@@ -75,26 +78,29 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
         arcs = (dependent @ self.arc_weight) @ head.transpose(1, 2)  # [s, dependent, head]
         arcs = arcs + (head @ self.arc_head_weight)[:, None, :]
         if self.guided:
-            guide_heads = torch.from_numpy(inputs.padded_guide()[:, :, 0])
-            made = guide_heads[:, :, None] == torch.arange(arcs.shape[2])[None, None, :]
+            guide_heads = inputs.tensor(inputs.padded_guide()[:, :, 0])
+            made = guide_heads[:, :, None] == torch.arange(arcs.shape[2],
+                                                           device=arcs.device)[None, None, :]
             arcs = arcs + self.guide_arc * made
-        ones = torch.ones(len(words), 1)
+        ones = torch.ones(len(words), 1, device=words.device)
         label_dependent = torch.cat([self.label_dependent(words), ones], -1)
         label_head = torch.cat([self.label_head(words), ones], -1)
         return arcs, label_dependent, label_head
 
     def label_scores(self, label_dependent, label_head, heads: torch.Tensor,
                      inputs) -> torch.Tensor:
-        """Label scores [s, dependent, labels] of each word's arc from heads[s, dependent],
-        0 where there is no word: only the batch's words are scored, not the padding."""
-        sentence, where = torch.from_numpy(inputs.sentence), torch.from_numpy(inputs.where)
-        first_row = torch.cumsum(inputs.lengths, 0) - inputs.lengths  # of each sentence
+        """Label scores [s, dependent, labels] of each word's arc from heads[s, dependent]
+        (on the network's device), 0 where there is no word: only the batch's words are
+        scored, not the padding."""
+        sentence, where = inputs.tensor(inputs.sentence), inputs.tensor(inputs.where)
+        lengths = inputs.lengths.to(heads.device)
+        first_row = torch.cumsum(lengths, 0) - lengths  # of each sentence
         word_heads = heads[sentence, where]
         chosen = label_head[first_row[sentence] + word_heads.clamp(min=0)]
         scores = nn.functional.bilinear(label_dependent, chosen,  # faster than einsum
                                         self.label_weight)
         if self.guided:
-            guide = torch.from_numpy(inputs.guide)  # [words, (guide head, guide label)]
+            guide = inputs.tensor(inputs.guide)  # [words, (guide head, guide label)]
             as_guide = (word_heads == guide[:, 0]) & (word_heads >= 0)
             scores = scores + self.guide_label[guide[:, 1].clamp(min=0)] * as_guide[:, None]
         return inputs.padded(scores)

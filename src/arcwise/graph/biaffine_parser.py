@@ -26,9 +26,11 @@ from arcwise.learn.neural import (
     char_vocabulary,
     configured,
     decayed,
+    device_of,
     encoder_inputs,
     form_counts,
     need_torch,
+    state_arrays,
     vocabulary_sizes,
 )
 from arcwise.models import modelfile
@@ -94,25 +96,28 @@ class BiaffineParser:
         decode = eisner if self.decoder == "projective" else chu_liu_edmonds
         trees = [None] * len(sentences)
         self.network.eval()
+        device = device_of(self.network)
         # sentences of similar lengths together: the score matrices are padded to the longest
         by_length = np.argsort([s.n for s in sentences], kind="stable")
         for start in range(0, len(sentences), PARSE_SENTENCES):
             chosen = by_length[start : start + PARSE_SENTENCES]
             batch = Batch([sentences[k] for k in chosen], self.vocabularies,
                           None if guide is None else [guide[k] for k in chosen])
-            inputs = encoder_inputs(batch, None, 0, None, chars=bool(self.sizes.chars))
+            inputs = encoder_inputs(batch, None, 0, None, chars=bool(self.sizes.chars),
+                                    device=device)
             lengths = inputs.lengths
             with torch.no_grad():
                 arcs, label_dependent, label_head = self.network(inputs)
-                arcs = arcs.masked_fill(~padding_mask(lengths)[:, None, :], float("-inf"))
-                log_probabilities = torch.log_softmax(arcs, -1).double().numpy()
+                arcs = arcs.masked_fill(~padding_mask(lengths, device)[:, None, :],
+                                        float("-inf"))
+                log_probabilities = torch.log_softmax(arcs, -1).double().cpu().numpy()
                 heads = np.zeros(inputs.shape, dtype=np.int64)
                 for s, size in enumerate(lengths.tolist()):
                     heads[s, :size] = decode(
                         np.ascontiguousarray(log_probabilities[s, :size, :size].T), single_root)
                 labels = self.network.label_scores(label_dependent, label_head,
-                                                   torch.from_numpy(heads),
-                                                   inputs).argmax(-1).numpy()
+                                                   inputs.tensor(heads),
+                                                   inputs).argmax(-1).cpu().numpy()
             for s, size in enumerate(lengths.tolist()):
                 head = heads[s, :size].astype(np.int32)
                 head[0] = -1
@@ -158,9 +163,7 @@ class BiaffineParser:
 
     def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """What the model file holds: the network's float32 arrays and the metadata."""
-        arrays = {"net__" + name.replace(".", "__"): p.detach().numpy().astype(np.float32)
-                  for name, p in self.network.state_dict().items()}
-        return arrays, self.meta()
+        return state_arrays(self.network), self.meta()
 
     def save(self, path: str | os.PathLike) -> None:
         modelfile.save(path, *self.saved())
@@ -202,11 +205,13 @@ class BiaffineParser:
         return parser
 
 
-def padding_mask(lengths):
-    """bool [sentences, longest]: is the position a word (or the root) of its sentence."""
+def padding_mask(lengths, device="cpu"):
+    """bool [sentences, longest] on `device`: is the position a word (or the root) of its
+    sentence."""
     import torch
 
-    return torch.arange(int(lengths.max()))[None, :] < lengths[:, None]
+    return (torch.arange(int(lengths.max()), device=device)[None, :]
+            < lengths.to(device)[:, None])
 
 
 def train_biaffine(
@@ -298,23 +303,24 @@ class BiaffineEpochs:
         from arcwise.training.data import length_batches
 
         network, batch, usable = self.network, self.batch, self.usable
+        device = device_of(network)
         rng = np.random.default_rng([self.seed, epoch])
         total_loss = 0.0
         network.train()
         for indices in length_batches(self.lengths, self.batch_sentences, rng):
             part = sub_batch(batch, usable[indices])
             inputs = encoder_inputs(part, self.counts, self.sizes.word_dropout, rng,
-                                    chars=bool(self.sizes.chars))
-            sizes_, sentence, where = inputs.lengths, inputs.sentence, inputs.where
+                                    chars=bool(self.sizes.chars), device=device)
+            sentence, where = inputs.tensor(inputs.sentence), inputs.tensor(inputs.where)
             arcs, label_dependent, label_head = network(inputs)
-            mask = padding_mask(sizes_)
+            mask = padding_mask(inputs.lengths, device)
             arcs = arcs.masked_fill(~mask[:, None, :], float("-inf"))
-            gold_heads = torch.full(inputs.shape, -100, dtype=torch.int64)
-            gold_labels = torch.full(inputs.shape, -100, dtype=torch.int64)
+            gold_heads = torch.full(inputs.shape, -100, dtype=torch.int64, device=device)
+            gold_labels = torch.full(inputs.shape, -100, dtype=torch.int64, device=device)
             heads = np.concatenate([batch.head[batch.offsets[k] : batch.offsets[k + 1]]
                                     for k in usable[indices]])
-            gold_heads[sentence, where] = torch.from_numpy(heads.astype(np.int64))
-            gold_labels[sentence, where] = torch.from_numpy(part.deprel.astype(np.int64) - 2)
+            gold_heads[sentence, where] = inputs.tensor(heads.astype(np.int64))
+            gold_labels[sentence, where] = inputs.tensor(part.deprel.astype(np.int64) - 2)
             gold_heads[:, 0] = gold_labels[:, 0] = -100  # the root has no head
             arc_loss = F.cross_entropy(arcs.reshape(-1, arcs.shape[2]), gold_heads.reshape(-1),
                                        ignore_index=-100)

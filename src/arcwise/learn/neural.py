@@ -15,6 +15,13 @@ the legal classes, the right ones being the oracle's zero-cost classes; a
 form is replaced by the unknown word with probability a / (a + count)
 (word dropout, a = 0.25).  Parameters are saved as float32 numpy arrays in
 the model file, never as a pickle.  Needs the neural extra (torch).
+
+Devices: a network is built on the CPU (so that a seed gives the same initial
+weights everywhere) and then moved to `arcwise.core.device.current_device()`, the
+CPU unless `arcwise.core.device.use_device` chose a GPU; every tensor a model makes
+follows its network's device (`device_of`), and what it reads back or saves is
+copied to the CPU first (`state_arrays`).  The device is a runtime choice, never
+stored in a model file.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from arcwise.core.device import current_device
 from arcwise.core.errors import ArcwiseError
 from arcwise.features import words as wc
 
@@ -43,6 +51,19 @@ def need_torch() -> None:
     """ArcwiseError unless torch (the neural extra) is installed."""
     if torch is None:
         raise ArcwiseError("the bilstm model needs torch: pip install 'arcwise[neural]'")
+
+
+def device_of(module) -> Any:
+    """The torch device a network's parameters are on."""
+    return next(module.parameters()).device
+
+
+def state_arrays(module, prefix: str = "") -> dict[str, np.ndarray]:
+    """A network's parameters as float32 CPU arrays named PREFIXnet__MODULE__PARAM, as a
+    model file stores them."""
+    return {f"{prefix}net__" + name.replace(".", "__"):
+            p.detach().cpu().numpy().astype(np.float32)
+            for name, p in module.state_dict().items()}
 
 
 @dataclass(frozen=True)
@@ -83,7 +104,9 @@ class Sizes:
 
 def configured(options: dict[str, Any], sizes_class: type) -> tuple[Any, int]:
     """``(sizes_class(**options), threads)`` of a neural model's options, with torch set to
-    that many threads (``threads``; 0: torch's default) and deterministic algorithms."""
+    that many threads (``threads``; 0: torch's default) and, training on the CPU,
+    deterministic algorithms (on a GPU, cuDNN's LSTM and some index operations have
+    none: a GPU run is not bit for bit repeatable)."""
     options = dict(options)
     threads = int(options.pop("threads", 0))
     try:
@@ -92,7 +115,7 @@ def configured(options: dict[str, Any], sizes_class: type) -> tuple[Any, int]:
         raise ValueError(f"unknown neural option ({error})") from None
     if threads:
         torch.set_num_threads(threads)
-    torch.use_deterministic_algorithms(True)
+    torch.use_deterministic_algorithms(current_device() == "cpu")
     return sizes, threads
 
 
@@ -134,20 +157,23 @@ class CharEncoder(nn.Module if nn is not None else object):
         ids = np.zeros((len(clipped), int(lengths.max())), dtype=np.int64)
         for k, form in enumerate(clipped):
             ids[k, : len(form)] = [self.ids.get(c, 1) for c in form]
-        packed = nn.utils.rnn.pack_padded_sequence(
-            self.embedding(torch.from_numpy(ids)), torch.from_numpy(lengths),
+        device = self.embedding.weight.device
+        packed = nn.utils.rnn.pack_padded_sequence(  # the lengths stay on the CPU
+            self.embedding(torch.from_numpy(ids).to(device)), torch.from_numpy(lengths),
             batch_first=True, enforce_sorted=False)
         _, (final, _) = self.lstm(packed)  # final: [2 directions, types, chars]
         vectors = torch.cat([final[0], final[1]], -1)
-        return vectors[torch.from_numpy(inverse.reshape(-1))].reshape(*forms.shape, -1)
+        return vectors[torch.from_numpy(inverse.reshape(-1)).to(device)].reshape(
+            *forms.shape, -1)
 
 
 class EncoderInputs(NamedTuple):
     """A batch as the encoder reads it, one row per batch word (no padding): the word ids
-    [words, 6], the sentence lengths, (sentence, position) of each word, the forms (or
-    None), and for a guided model (stacking) each word's guide head (-1: none) and guide
-    label id [words, 2] (or None).  `padded` lays any per-word rows out as
-    [sentences, longest, ...]."""
+    [words, 6] (on `device`), the sentence lengths (on the CPU, where packing reads
+    them), (sentence, position) of each word, the forms (or None), and for a guided model
+    (stacking) each word's guide head (-1: none) and guide label id [words, 2] (or None).
+    `padded` lays any per-word rows out as [sentences, longest, ...]; `tensor` puts an
+    array on the device."""
 
     columns: Any
     lengths: Any
@@ -155,6 +181,11 @@ class EncoderInputs(NamedTuple):
     where: np.ndarray
     forms: np.ndarray | None
     guide: np.ndarray | None = None
+    device: Any = "cpu"
+
+    def tensor(self, array: np.ndarray):
+        """The array as a tensor on the batch's device."""
+        return torch.from_numpy(array).to(self.device)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -167,9 +198,9 @@ class EncoderInputs(NamedTuple):
             out = np.full((*self.shape, *rows.shape[1:]), fill, dtype=rows.dtype)
             out[self.sentence, self.where] = rows
             return out
-        out = torch.full((*self.shape, *rows.shape[1:]), fill, dtype=rows.dtype)
-        return out.index_put((torch.from_numpy(self.sentence), torch.from_numpy(self.where)),
-                             rows)
+        out = torch.full((*self.shape, *rows.shape[1:]), fill, dtype=rows.dtype,
+                         device=rows.device)
+        return out.index_put((self.tensor(self.sentence), self.tensor(self.where)), rows)
 
     def padded_guide(self) -> np.ndarray | None:
         """A guided batch's (guide head, guide label id) [sentences, longest, 2], (-1, 0)
@@ -184,16 +215,18 @@ class EncoderInputs(NamedTuple):
 def packed(rows: torch.Tensor, inputs: EncoderInputs):
     """The batch's word rows as a `PackedSequence` of its sentences, built directly (no
     padded copy), and the index of each word's row in its data.  The sentences are
-    ordered as `pack_padded_sequence` orders them, so the LSTM sees the same data."""
+    ordered as `pack_padded_sequence` orders them, so the LSTM sees the same data (the
+    batch sizes on the CPU, the indices on the rows' device, as it puts them)."""
     lengths, sorted_indices = torch.sort(inputs.lengths, descending=True)
     unsorted_indices = torch.empty_like(sorted_indices)
     unsorted_indices[sorted_indices] = torch.arange(len(sorted_indices))
     batch_sizes = (lengths[None, :] > torch.arange(int(lengths[0]))[:, None]).sum(1)
     starts = torch.cumsum(batch_sizes, 0) - batch_sizes
     row = (starts[torch.from_numpy(inputs.where)]
-           + unsorted_indices[torch.from_numpy(inputs.sentence)])
+           + unsorted_indices[torch.from_numpy(inputs.sentence)]).to(rows.device)
     data = torch.empty_like(rows).index_copy(0, row, rows)
-    return nn.utils.rnn.PackedSequence(data, batch_sizes, sorted_indices, unsorted_indices), row
+    return nn.utils.rnn.PackedSequence(data, batch_sizes, sorted_indices.to(rows.device),
+                                       unsorted_indices.to(rows.device)), row
 
 
 class Encoder(nn.Module if nn is not None else object):
@@ -228,7 +261,7 @@ class Encoder(nn.Module if nn is not None else object):
         if self.chars is not None:
             embedded.append(self.chars(inputs.forms))
         if self.guide_label is not None:
-            embedded.append(self.guide_label(torch.from_numpy(inputs.guide[:, 1])))
+            embedded.append(self.guide_label(inputs.tensor(inputs.guide[:, 1])))
         sequences, row = packed(self.dropout(torch.cat(embedded, -1)), inputs)
         out, _ = self.lstm(sequences)
         return self.dropout(out.data[row])
@@ -246,9 +279,11 @@ def form_counts(words: np.ndarray, vocabularies) -> np.ndarray:
 
 
 def encoder_inputs(batch, form_counts: np.ndarray | None, word_dropout: float,
-                   rng: np.random.Generator | None, chars: bool = False) -> EncoderInputs:
+                   rng: np.random.Generator | None, chars: bool = False,
+                   device: Any = "cpu") -> EncoderInputs:
     """The `EncoderInputs` of a batch (`arcwise.features.batch.Batch` or `arcwise.features.batch.sub_batch`;
-    its forms only if chars, its guide's tree if it has one).  With form_counts and rng, a
+    its forms only if chars, its guide's tree if it has one) for a network on `device`
+    (`device_of`).  With form_counts and rng, a
     form is replaced by the unknown word with probability a / (a + its count) (word
     dropout; its characters stay)."""
     words, offsets = batch.words, batch.offsets
@@ -264,7 +299,7 @@ def encoder_inputs(batch, form_counts: np.ndarray | None, word_dropout: float,
     forms = np.asarray(batch.forms, dtype=object) if chars else None
     guide = (words[:, [wc.GUIDE_HEAD, wc.GUIDE_LABEL]].astype(np.int64) if batch.guided
              else None)
-    return EncoderInputs(torch.from_numpy(columns), torch.from_numpy(sizes), sentence, where,
-                         forms, guide)
+    return EncoderInputs(torch.from_numpy(columns).to(device), torch.from_numpy(sizes), sentence,
+                         where, forms, guide, device)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from arcwise.core import interrupts
 from arcwise.core.corpus import Sentence
+from arcwise.core.device import current_device
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.vocab import TAG_COLUMNS, Vocabularies, Vocabulary
 from arcwise.features import words as wc
@@ -32,10 +33,12 @@ from arcwise.learn.neural import (
     char_vocabulary,
     configured,
     decayed,
+    device_of,
     encoder_inputs,
     form_counts,
     need_torch,
     nn,
+    state_arrays,
     torch,
 )
 from arcwise.pipeline.lemmatizer import Lemmatizer
@@ -92,7 +95,7 @@ class BiLSTMTagger:
         self.sizes = sizes
         self.network = TaggerNetwork([len(getattr(vocabularies, c)) for c in WORD_COLUMNS],
                                      [len(getattr(vocabularies, c)) for c in TAG_COLUMNS],
-                                     sizes, chars)
+                                     sizes, chars).to(current_device())
         self.network.eval()
         self.hyperparameters = dict(hyperparameters or {})
         self.scores = dict(scores or {})
@@ -138,6 +141,7 @@ class BiLSTMTagger:
         tagger = cls(vocabularies, sizes, char_vocabulary(batch.forms) if sizes.chars else "",
                      hyperparameters, lemmatizer=Lemmatizer.train(sentences), seed=seed)
         network = tagger.network
+        device = device_of(network)
         optimizer = torch.optim.Adam(network.parameters(), lr=sizes.learning_rate,
                                      betas=(0.9, 0.9))
         schedule = decayed(optimizer, sizes)
@@ -153,9 +157,9 @@ class BiLSTMTagger:
                 for indices in length_batches(lengths, batch_sentences, rng):
                     part = sub_batch(batch, indices)
                     inputs = encoder_inputs(part, counts, sizes.word_dropout, rng,
-                                            chars=bool(sizes.chars))
-                    gold = torch.from_numpy(part.words[:, TAG_IDS].astype(np.int64))
-                    gold[torch.from_numpy(inputs.where == 0)] = -100  # the root has no tags
+                                            chars=bool(sizes.chars), device=device)
+                    gold = inputs.tensor(part.words[:, TAG_IDS].astype(np.int64))
+                    gold[inputs.tensor(inputs.where == 0)] = -100  # the root has no tags
                     loss = sum(nn.functional.cross_entropy(scores, gold[:, k], ignore_index=-100)
                                for k, scores in enumerate(network(inputs)))
                     optimizer.zero_grad()
@@ -192,10 +196,11 @@ class BiLSTMTagger:
             if not chosen:
                 continue
             batch = Batch([sentences[k] for k in chosen], self.vocabularies)
-            inputs = encoder_inputs(batch, None, 0, None, chars=bool(self.sizes.chars))
+            inputs = encoder_inputs(batch, None, 0, None, chars=bool(self.sizes.chars),
+                                    device=device_of(self.network))
             with torch.no_grad():
                 ids = torch.stack([s[:, FIRST_TAG:].argmax(1) for s in self.network(inputs)])
-            ids = ids.numpy()
+            ids = ids.cpu().numpy()
             for k, a, b in zip(chosen, batch.offsets[:-1], batch.offsets[1:]):
                 out[k] = ids[:, a + 1 : b]  # after the root
         return out
@@ -237,8 +242,7 @@ class BiLSTMTagger:
 
     def saved(self, prefix: str = "") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """(arrays, metadata) of this tagger in a model file; array names prefixed."""
-        arrays = {f"{prefix}net__" + name.replace(".", "__"): p.detach().numpy().astype(np.float32)
-                  for name, p in self.network.state_dict().items()}
+        arrays = state_arrays(self.network, prefix)
         meta = {"kind": "tagger", "model": self.model,
                 "tagsets": {c: list(t) for c, t in zip(TAG_COLUMNS, self.tagsets)},
                 "vocabularies": {c: getattr(self.vocabularies, c).to_dict()

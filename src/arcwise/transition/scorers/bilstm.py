@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from arcwise.core.device import current_device
 from arcwise.core.errors import ArcwiseError
 from arcwise.features import words as wc
 from arcwise.features.addresses import BASE_NAMES
@@ -23,6 +24,7 @@ from arcwise.learn.neural import (
     form_counts,
     need_torch,
     nn,
+    state_arrays,
     torch,
     vocabulary_sizes,
 )
@@ -69,7 +71,7 @@ class Network(nn.Module if nn is not None else object):
         index [configurations, bases] (rows of `first_layers`' shares); guide_pairs
         [configurations, bases * bases], a guided network's: is base b the guide head of
         base a."""
-        hidden = shares[index, torch.arange(self.n_bases)].sum(1)
+        hidden = shares[index, torch.arange(self.n_bases, device=index.device)].sum(1)
         if guide_pairs is not None:
             hidden = hidden + self.guide_pairs(guide_pairs)
         size = self.transition[0].out_features
@@ -108,12 +110,14 @@ class BiLSTMScorer:
         self.sizes = sizes
         self.vocabulary_sizes = list(vocabulary_sizes)
         self.n_unlabeled = classes.n_unlabeled
+        self.device = torch.device(current_device())
         self.network = Network(self.vocabulary_sizes, len(self.bases), classes.n_columns,
-                               classes.n_slots, sizes, chars, guide_labels)
+                               classes.n_slots, sizes, chars, guide_labels).to(self.device)
         self.guide_labels = guide_labels
         # class c's transition score is column `column_of_class[c]` of the transition MLP
         column = {int(a): k for k, a in enumerate(classes.column_action)}
-        self.column_of_class = torch.tensor([column[int(a)] for a in classes.transition])
+        self.column_of_class = torch.tensor([column[int(a)] for a in classes.transition],
+                                            device=self.device)
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=sizes.learning_rate)
         self.schedule = decayed(self.optimizer, sizes)
         self.form_counts: np.ndarray | None = None
@@ -144,7 +148,8 @@ class BiLSTMScorer:
         """The BiLSTM vectors of a `arcwise.features.batch.Batch`'s words."""
         self.network.train(train)
         inputs = encoder_inputs(batch, self.form_counts, self.sizes.word_dropout,
-                                self.rng if train else None, chars=bool(self.sizes.chars))
+                                self.rng if train else None, chars=bool(self.sizes.chars),
+                                device=self.device)
         with torch.set_grad_enabled(train):
             flat = torch.cat([self.network.encoder(inputs), self.network.missing[None, :]])
             shares = self.network.first_layers(flat)
@@ -159,19 +164,21 @@ class BiLSTMScorer:
         """Class scores [configurations, classes] of configurations whose words at the bases
         are `positions` (-1 = no word -> the missing vector)."""
         missing = context.vectors.shape[0] - 1
-        index = torch.from_numpy(np.where(positions >= 0, positions, missing))
+        index = torch.from_numpy(np.where(positions >= 0, positions, missing)).to(self.device)
         pairs = None
         if context.guide_heads is not None:
             heads = np.where(positions >= 0, context.guide_heads[np.maximum(positions, 0)], -2)
             pairs = torch.from_numpy(((heads[:, :, None] == positions[:, None, :])
                                       & (positions[:, None, :] >= 0))
-                                     .reshape(len(positions), -1).astype(np.float32))
+                                     .reshape(len(positions), -1).astype(np.float32)
+                                     ).to(self.device)
         transition, label = self.network.mlp_scores(context.shares, index, pairs)
         transition = transition[:, self.column_of_class]
         n_labeled = transition.shape[1] - self.n_unlabeled
         if n_labeled:
             transition = transition + torch.cat(
-                [torch.zeros(len(positions), self.n_unlabeled), label[:, :n_labeled]], 1)
+                [torch.zeros(len(positions), self.n_unlabeled, device=self.device),
+                 label[:, :n_labeled]], 1)
         return transition
 
     def scores(self, context: Context, states: np.ndarray, rows: np.ndarray,
@@ -180,7 +187,7 @@ class BiLSTMScorer:
         with torch.no_grad():
             scores = self.class_scores(context, positions)
         context.last_positions = positions
-        return scores.numpy().astype(np.float64)
+        return scores.cpu().numpy().astype(np.float64)
 
     def best(self, context: Context, scores: np.ndarray, legal: np.ndarray) -> np.ndarray:
         return best_legal(scores, legal)
@@ -205,8 +212,8 @@ class BiLSTMScorer:
         positions, right, wrong = (np.concatenate(k) for k in zip(*context.learned))
         scores = self.class_scores(context, positions)
         low = torch.finfo(scores.dtype).min
-        best_right = scores.masked_fill(~torch.from_numpy(right), low).max(1).values
-        best_wrong = scores.masked_fill(~torch.from_numpy(wrong), low).max(1).values
+        best_right = scores.masked_fill(~torch.from_numpy(right).to(self.device), low).max(1).values
+        best_wrong = scores.masked_fill(~torch.from_numpy(wrong).to(self.device), low).max(1).values
         loss = torch.clamp(1 - best_right + best_wrong, min=0).sum() / max(
             context.configurations, 1)
         self.optimizer.zero_grad()
@@ -227,10 +234,7 @@ class BiLSTMScorer:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The network's parameters as float32 arrays named net__MODULE__PARAM."""
-        return {
-            "net__" + name.replace(".", "__"): p.detach().numpy().astype(np.float32)
-            for name, p in self.network.state_dict().items()
-        }
+        return state_arrays(self.network)
 
     def meta(self) -> dict[str, Any]:
         return {"bases": list(self.bases), "sizes": asdict(self.sizes),

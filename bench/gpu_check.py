@@ -1,0 +1,127 @@
+"""Each neural model trained and run briefly on the CPU and on a GPU, through the command
+line's --device, with the times side by side: the GPU speed-up the neural guide asks to
+measure, not guess.
+
+    .venv/bin/python bench/gpu_check.py [--device cuda] [--sentences 2000] [--epochs 2]
+        [--threads 0] [--keep DIR]
+
+Run it where torch sees a GPU (it exits 2 elsewhere).  For the BiLSTM arc-eager parser
+(dynamic oracle), the biaffine parser and the BiLSTM tagger: ``arcwise train ...
+--device cpu`` and ``--device cuda`` on the first SENTENCES sentences of the bundled
+English-EWT, default sizes, EPOCHS epochs, then ``arcwise parse --device ...`` of its dev
+set.  Printed per model and device: the wall-clock seconds of training and of parsing
+(each command's start-up included, a few seconds) and, for the GPU run, the share of dev words whose HEAD and DEPREL (the tagger: UPOS, XPOS and FEATS)
+equal the CPU run's (a GPU's floating point differs slightly, so its training drifts).
+--threads: torch's CPU threads (0: its default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data" / "en_ewt"
+MODELS = {  # name -> the arguments of `arcwise train` that train it
+    "bilstm arc-eager": ["--system", "arc-eager", "--model", "bilstm"],
+    "biaffine": ["--system", "mst", "--model", "biaffine"],
+    "bilstm tagger": ["--system", "tagger", "--tagger", "model=bilstm"],
+}
+COMPARED = {"bilstm tagger": (3, 4, 5)}  # CoNLL-U columns compared; parsers: HEAD, DEPREL
+PARSER_COLUMNS = (6, 7)
+
+
+def arcwise(*args: object) -> float:
+    """Run `arcwise ARGS` (stderr shown on failure); its wall-clock seconds."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "arcwise", *map(str, args)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"arcwise {' '.join(map(str, args))} failed:\n{done.stderr}")
+    return time.perf_counter() - started
+
+
+def columns(path: Path, wanted: tuple[int, ...]) -> list[tuple[str, ...]]:
+    """The wanted columns of each word line of a CoNLL-U file."""
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        fields = line.split("\t")
+        if len(fields) == 10 and fields[0].isdigit():
+            rows.append(tuple(fields[k] for k in wanted))
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cuda", help="the GPU: cuda or cuda:N")
+    parser.add_argument("--sentences", type=int, default=2000)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--keep", type=Path, default=None, help="keep the models and outputs here")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    if not torch.cuda.is_available():
+        print(f"bench/gpu_check.py: torch {torch.__version__} sees no GPU here",
+              file=sys.stderr)
+        return 2
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="arcwise-gpu-check-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    train = folder / "train.conllu"
+    with subprocess.Popen(["gzip", "-dc", DATA / "train.conllu.gz"], stdout=subprocess.PIPE,
+                          text=True, encoding="utf-8") as unzip:
+        blocks, lines = 0, []
+        for line in unzip.stdout:
+            lines.append(line)
+            blocks += line == "\n"
+            if blocks == args.sentences:
+                break
+        unzip.kill()
+    train.write_text("".join(lines), encoding="utf-8")
+    dev = DATA / "dev.conllu.gz"
+    print(f"{torch.cuda.get_device_name(args.device)}, torch {torch.__version__}; "
+          f"{args.sentences} training sentences, {args.epochs} epochs; parse: {dev.name}",
+          flush=True)
+    threads = [] if not args.threads else ["--neural", f"threads={args.threads}"]
+    results = []
+    for name, options in MODELS.items():
+        tag = name.replace(" ", "-")
+        if name == "bilstm tagger":  # the tagger's options go with --tagger
+            options = [*options, "--tagger", f"epochs={args.epochs}",
+                       *(["--tagger", f"threads={args.threads}"] if args.threads else [])]
+        else:
+            options = [*options, *threads]
+        outputs = {}
+        for device in ("cpu", args.device):
+            model = folder / f"{tag}-{device.replace(':', '')}.arcwise"
+            training = arcwise("train", *options, "--train", train, "--epochs", args.epochs,
+                               "--seed", 1, "--device", device, "-o", model)
+            outputs[device] = folder / f"{tag}-{device.replace(':', '')}.conllu"
+            parse = arcwise("parse", "-m", model, "--device", device, "-o", outputs[device],
+                            dev)
+            results.append({"model": name, "device": device,
+                            "train_seconds": round(training, 2), "parse_seconds": round(parse, 2)})
+            print(f"{name:18} {device:7} train {training:8.1f} s   parse {parse:7.1f} s",
+                  flush=True)
+        wanted = COMPARED.get(name, PARSER_COLUMNS)
+        cpu, gpu = (columns(outputs[d], wanted) for d in ("cpu", args.device))
+        same = sum(a == b for a, b in zip(cpu, gpu)) / max(len(cpu), 1)
+        results[-1]["agreement_with_cpu"] = round(100 * same, 2)
+        cpu_run = results[-2]
+        print(f"{'':18} {args.device}: training x{cpu_run['train_seconds'] / training:.1f}, "
+              f"parse x{cpu_run['parse_seconds'] / parse:.1f} as fast as cpu; "
+              f"{100 * same:.2f} % of dev words as on the CPU", flush=True)
+    print(json.dumps({"gpu": torch.cuda.get_device_name(args.device), "cpu_count": os.cpu_count(),
+                      "results": results}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
