@@ -160,3 +160,30 @@ def test_compatible_versions_and_language_codes():
     assert packages.compatible_versions("1.4.2") == ">=1.4.2,<2"
     assert packages.language_of("en_ewt") == "en"
     assert packages.language_of("english_ewt") is None and packages.language_of("en") is None
+
+
+def test_make_models_builds_a_package_per_treebank_folder(tmp_path):
+    """`make models DATA=DIR`: a pipeline and a wheel per folder, named as UD names its files
+    or after the folder; a second run finds them done."""
+    from arcwise.packaging.build import build, package_name
+
+    train, dev = train_and_dev(12, 4)
+    data = tmp_path / "ud"
+    for folder, prefix in (("UD_English-Small", "en_small-ud-"), ("Tiny-Bank", "")):
+        (data / folder).mkdir(parents=True)
+        for split, sentences in (("train", train), ("dev", dev), ("test", dev)):
+            conllu.write(data / folder / f"{prefix}{split}.conllu", sentences)
+        (data / folder / "LICENSE.txt").write_text(LICENCE)
+    (data / "notes").mkdir()  # no treebank: skipped
+    assert [package_name(data / f) for f in ("UD_English-Small", "Tiny-Bank")] == \
+        ["en_small", "tiny_bank"]
+    training = ["--system", "arc-eager", "--epochs", "1", "--tag-folds", "2",
+                "--tagger", "epochs=1"]
+    wheels = build(data, tmp_path / "out", training=training)
+    assert [w.name for w in wheels] == ["tiny_bank-0.1.0-py3-none-any.whl",
+                                        "en_small-0.1.0-py3-none-any.whl"]
+    with zipfile.ZipFile(wheels[1]) as zf:
+        card = json.loads(zf.read("en_small/card.json"))
+    assert card["lang"] == "en" and card["scores"]["test"]["sentences"] == 4
+    assert card["licence"] == "Attribution-ShareAlike 4.0 International"
+    assert build(data, tmp_path / "out", training=training) == wheels  # resumed: all done

@@ -21,7 +21,6 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # help texts are plain: pip install 'arcwise[neural]' shows as is
 )
 
 

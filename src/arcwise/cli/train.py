@@ -303,7 +303,7 @@ def register(app: typer.Typer) -> None:
             help="What scores the parser's decisions: the averaged perceptron (transition "
             "systems; mst: its linear model), a BiLSTM (transition systems; Kiperwasser & "
             "Goldberg 2016) or biaffine (--system mst; Dozat & Manning 2017). The neural "
-            "models need the neural extra: pip install 'arcwise[neural]'.",
+            "models need the neural extra: pip install 'arcwise\\[neural]'.",
         ),
         neural: list[str] = typer.Option(
             [], "--neural", metavar="KEY=VALUE",

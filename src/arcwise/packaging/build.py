@@ -18,19 +18,9 @@ import sys
 from pathlib import Path
 
 from arcwise.core.errors import ArcwiseError
-from arcwise.packaging.card import package
+from arcwise.packaging.card import package, split
 
 DEFAULT_TRAINING = ("--system", "arc-eager")
-
-
-def split(folder: Path, name: str) -> Path | None:
-    """A treebank folder's split `name` (train, dev, test), as arcwise ships or UD names it."""
-    for pattern in (f"{name}.conllu", f"{name}.conllu.gz", f"*-ud-{name}.conllu",
-                    f"*-ud-{name}.conllu.gz"):
-        found = sorted(folder.glob(pattern))
-        if found:
-            return found[0]
-    return None
 
 
 def package_name(folder: Path) -> str:

@@ -76,9 +76,11 @@ def _licence_file(folder: Path) -> Path | None:
     return next((folder / n for n in LICENCE_FILES if (folder / n).is_file()), None)
 
 
-def test_file(folder: Path) -> Path | None:
-    """The test split of a treebank folder: test.conllu(.gz) or *-ud-test.conllu(.gz)."""
-    for pattern in ("test.conllu", "test.conllu.gz", "*-ud-test.conllu", "*-ud-test.conllu.gz"):
+def split(folder: Path, name: str) -> Path | None:
+    """A treebank folder's split `name` (train, dev, test): ``NAME.conllu[.gz]``, as arcwise
+    ships them, or ``*-ud-NAME.conllu[.gz]``, as UD names them."""
+    for pattern in (f"{name}.conllu", f"{name}.conllu.gz", f"*-ud-{name}.conllu",
+                    f"*-ud-{name}.conllu.gz"):
         found = sorted(folder.glob(pattern))
         if found:
             return found[0]
@@ -119,7 +121,7 @@ def model_card(model: str | os.PathLike, name: str, *, version: str = "0.1.0",
     meta = modelfile.read_meta(model)
     treebank = treebank or treebank_of(meta)
     facts = treebank_facts(treebank) if treebank else {}
-    test = test or (test_file(treebank) if treebank else None)
+    test = test or (split(treebank, "test") if treebank else None)
     kind = kinds.kind_of(meta)
     parts = meta.get("pipeline", {}) if kind == "pipeline" else {"parser": meta}
     system = parts.get("parser", {}).get("system")
