@@ -124,7 +124,7 @@ def test_a_deflated_member_claiming_a_huge_size_is_refused_before_reading(tmp_pa
 
 def test_the_scales_are_checked_on_load(tmp_path):
     path = deflated_model(tmp_path)
-    arrays, meta = modelfile.load(path)
+    arrays, _ = modelfile.load(path)
     classes = pc.ClassSet(("shift", "no-arc", "left-arc", "right-arc"), (False, False, True, True),
                           range(4), META["labels"])
     weights = pc.from_arrays(arrays, classes, str(path))

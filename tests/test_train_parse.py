@@ -5,7 +5,6 @@ pseudo-projective arc-eager, single-root output and `Parser.parse_file`.
 Without JIT (NUMBA_DISABLE_JIT=1) the same code runs on a few sentences for
 one epoch; the accuracy test needs the compiled loops and is skipped."""
 
-import copy
 import itertools
 
 import numpy as np
@@ -25,6 +24,7 @@ from arcwise.trees.projectivity import is_projective, is_well_formed, nonproject
 from arcwise.trees.pseudoprojective import LIFTED, deprojectivize
 from arcwise.trees.roots import single_rooted
 from tests.ewt import DATA, NO_JIT, compiled_only, train_and_dev
+from tests.rounded import rounded
 
 N_TRAIN, N_DEV, EPOCHS = (6, 4, 1) if NO_JIT else (300, 200, 2)
 SMALL = {"transition_buckets": 2**18, "label_buckets": 2**14}
@@ -110,14 +110,6 @@ def test_same_seed_gives_identical_weights(trained, data):
     other, _ = train("covington-nm", data[0], None, epochs=EPOCHS, seed=2, explore_from=0,
                      **SETUPS["covington-nm"], **SMALL)
     assert not np.array_equal(first.weights.transition, other.weights.transition)
-
-
-def rounded(parser):
-    """The parser with its weights rounded to int8 as its model file holds them
-    (`pc.quantized`): it parses exactly as the loaded file."""
-    copied = copy.copy(parser)
-    copied.weights = pc.quantized(parser.weights)
-    return copied
 
 
 def test_save_load_round_trip(trained, data, tmp_path):
