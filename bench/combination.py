@@ -43,7 +43,9 @@ PAPER = ("2011 paper, §4.4 (13 CoNLL-X languages, MSTParser and MaltParser, LAS
 
 
 def trained(system: str, treebank: Path, models: Path, log) -> object:
-    """The system's model for the treebank: loaded from MODELS, or trained and saved there."""
+    """The system's model for the treebank, as loaded from MODELS (trained and saved there
+    first if missing: a file's int8 weights are the trained ones rounded, so every run
+    parses with the file)."""
     import arcwise
     from arcwise.graph.mst_parser import train_graph_parser
     from arcwise.io import read_treebank
@@ -69,7 +71,7 @@ def trained(system: str, treebank: Path, models: Path, log) -> object:
     log(f"{system}: trained in {time.perf_counter() - started:.0f} s -> {path}")
     models.mkdir(parents=True, exist_ok=True)
     parser.save(path)
-    return parser
+    return arcwise.load(path).parser
 
 
 def parsed(parser, sentences):

@@ -29,6 +29,7 @@ SECTIONS = {  # name: the script that writes it
     "taggers": "bench/taggers.py",
     "serve": "bench/serve.py",
     "viewer": "bench/viewer.py",
+    "model-size": "bench/model_size.py",
 }
 TITLE = "# arcwise: benchmark results"
 

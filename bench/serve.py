@@ -79,10 +79,15 @@ def request_bodies(per_request: int) -> list[str]:
             for k in range(0, len(sentences) - per_request + 1, per_request)]
 
 
-def start_server(model: Path, workers: int, max_request_bytes: int):
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+def start_server(model: Path, workers: int, max_request_bytes: int, *,
+                 models: list[str] | None = None, env: dict[str, str] | None = None):
+    """`arcwise serve` of `model` as "en" (or of the NAME=PATH specs `models`), with this
+    checkout's source (or `env`, the child's whole environment); (process, port) once
+    every worker has started."""
+    env = env or dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    specs = [arg for spec in (models or [f"en={model}"]) for arg in ("-m", spec)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "arcwise", "serve", "-m", f"en={model}", "--port", "0",
+        [sys.executable, "-m", "arcwise", "serve", *specs, "--port", "0",
          "--workers", str(workers), "--max-request-bytes", str(max_request_bytes)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     ready = workers  # each worker logs "Application startup complete."

@@ -11,6 +11,7 @@ from arcwise.core.errors import ArcwiseError
 from arcwise.io import conllu
 from arcwise.pipeline.lemmatizer import Lemmatizer, apply_rule, edit_rule
 from arcwise.pipeline.stages.tagger import Tagger
+from tests.rounded import rounded
 
 ROOT = Path(__file__).resolve().parents[1]
 EWT = ROOT / "data" / "en_ewt"
@@ -64,7 +65,8 @@ def test_the_tagger_fills_missing_lemmas_and_keeps_its_lemmatizer(tmp_path):
     assert [s.lemma for s in kept] == [s.lemma for s in dev]
     arrays, meta = tagger.saved()
     loaded = Tagger.from_saved(arrays, meta, "m")
-    assert [s.lemma for s in loaded.tag(blank)] == [s.lemma for s in tagged]
+    # the file's tagger has int8 weights: its lemmas are those of the trained one rounded
+    assert [s.lemma for s in loaded.tag(blank)] == [s.lemma for s in rounded(tagger).tag(blank)]
 
 
 def test_words_and_rules_of_a_upos_and_feats_come_before_those_of_the_upos():

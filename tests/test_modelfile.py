@@ -4,6 +4,7 @@ import io
 import json
 import os
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -87,7 +88,8 @@ def test_round_trip_is_exact(model_path, mapped):
     for name, array in original.items():
         assert loaded[name].dtype == array.dtype and loaded[name].shape == array.shape
         assert loaded[name].tobytes() == array.tobytes()
-        assert loaded[name].flags.writeable != mapped
+        # maps of the stored (float) members are read-only; deflated ones are read
+        assert loaded[name].flags.writeable != (mapped and array.dtype.kind == "f")
     assert {k: meta[k] for k in META} == META
     assert meta["format"] == "arcwise-model" and meta["format_version"] == modelfile.FORMAT_VERSION
     assert meta["arrays"]["transition_weights"] == {"dtype": "<f4", "shape": [64, 4]}
@@ -509,16 +511,17 @@ BAD_MODELS = {  # what is wrong: (change to the metadata, replaced arrays)
     "labels repeat": (lambda m: m["labels"].__setitem__(1, m["labels"][0]), None),
     "no labels": (setter(["labels"], []), None),
     "labels not the classes'": (lambda m: m["labels"].reverse(), None),
-    "NaN weight": (None, weights_with("transition_weights", np.nan)),
-    "infinite weight": (None, weights_with("label_weights", np.inf)),
-    "huge buckets": (None, lambda _: {"buckets": np.array([2**31, 2**31], dtype="<i8")}),
-    "buckets not powers of two": (None, lambda _: {"buckets": np.array([3, 5], dtype="<i8")}),
-    "buckets differ from the recorded": (
-        None, lambda s: {"buckets": np.load(s)["buckets"] * 2}),
-    "rows past the table": (None, lambda s: {
-        "transition_rows": np.load(s)["transition_rows"] + 2**20}),
-    "weights as float64": (None, lambda s: {
-        "transition_weights": np.load(s)["transition_weights"].astype("<f8")}),
+    "NaN scale": (None, weights_with("scales", np.nan)),
+    "infinite scale": (None, weights_with("scales", np.inf)),
+    "zero scale": (None, weights_with("scales", 0.0)),
+    "negative scale": (None, weights_with("scales", -1.0)),
+    "one scale": (None, lambda s: {"scales": np.ones(1)}),
+    "table not a power of two": (None, lambda s: {
+        "transition_weights": np.load(s)["transition_weights"][:-1].copy()}),
+    "table differs from the recorded buckets": (None, lambda s: {
+        "transition_weights": np.load(s)["transition_weights"][: 2**9].copy()}),
+    "weights as float32": (None, lambda s: {
+        "transition_weights": np.load(s)["transition_weights"].astype("<f4")}),
     "weights of the wrong width": (None, lambda s: {
         "label_weights": np.load(s)["label_weights"][:, :-1].copy()}),
     "no form vocabulary": (setter(["vocabularies", "form"], DELETE), None),
@@ -537,9 +540,35 @@ BAD_MODELS = {  # what is wrong: (change to the metadata, replaced arrays)
 }
 
 
+# A parser written by format 1 (float32 nonzero rows), wrong in one way.
+FORMAT1 = Path(__file__).parent / "data" / "format1" / "parser.model"
+BAD_FORMAT1_MODELS = {
+    "NaN weight": (None, weights_with("transition_weights", np.nan)),
+    "infinite weight": (None, weights_with("label_weights", np.inf)),
+    "huge buckets": (None, lambda _: {"buckets": np.array([2**31, 2**31], dtype="<i8")}),
+    "buckets not powers of two": (None, lambda _: {"buckets": np.array([3, 5], dtype="<i8")}),
+    "buckets differ from the recorded": (
+        None, lambda s: {"buckets": np.load(s)["buckets"] * 2}),
+    "rows past the table": (None, lambda s: {
+        "transition_rows": np.load(s)["transition_rows"] + 2**20}),
+    "weights as float64": (None, lambda s: {
+        "transition_weights": np.load(s)["transition_weights"].astype("<f8")}),
+}
+
+
+@pytest.mark.parametrize("what", BAD_FORMAT1_MODELS)
+def test_parse_refuses_a_format1_model_with_wrong_content(trained_model, tmp_path, capsys,
+                                                          monkeypatch, what):
+    _, text = trained_model
+    change, arrays_of = BAD_FORMAT1_MODELS[what]
+    bad = with_meta(FORMAT1, tmp_path / "bad.arcwise", change, **arrays_of(FORMAT1))
+    assert_parse_refuses(bad, text, tmp_path, capsys, monkeypatch)
+
+
 def test_parse_refuses_huge_tables_before_allocating_them(trained_model, tmp_path, capsys,
                                                           monkeypatch):
-    source, text = trained_model
+    _, text = trained_model
+    source = FORMAT1
     huge = 2**31
 
     def record(meta):

@@ -32,6 +32,7 @@ from arcwise.pipeline.stages.tokenizer import (
     training_text,
 )
 from tests.ewt import DATA, NO_JIT
+from tests.rounded import rounded
 
 N_TRAIN = 40 if NO_JIT else 400
 
@@ -222,11 +223,11 @@ def test_sentences_paragraphs_and_output(tokenizer):
 def test_model_arrays_round_trip(tokenizer, sentences):
     arrays, meta = tokenizer.saved("tokenizer_")
     again = Tokenizer.from_saved(arrays, meta, "model", "tokenizer_")
-    assert np.array_equal(again.weights.transition, tokenizer.weights.transition)
-    assert np.array_equal(again.second.transition, tokenizer.second.transition)
+    assert np.array_equal(again.weights.transition, rounded(tokenizer).weights.transition)
+    assert np.array_equal(again.second.transition, rounded(tokenizer).second.transition)
     assert again.shapes and again.context
     text = "Mr. Smith went to Washington. He didn't stay."
-    assert again.tokenize(text) == tokenizer.tokenize(text)
+    assert again.tokenize(text) == rounded(tokenizer).tokenize(text)
     # a file of before the shapes, the paragraph context and the second pass: read as one
     # pass without them
     one_pass = Tokenizer.train(sentences, epochs=3, buckets=2**16, seed=1, shapes=False,
@@ -235,7 +236,7 @@ def test_model_arrays_round_trip(tokenizer, sentences):
     del meta["shapes"], meta["context"], meta["second_pass"]
     again = Tokenizer.from_saved(arrays, meta, "model")
     assert again.second is None and not again.shapes and not again.context
-    assert again.tokenize(text) == one_pass.tokenize(text)
+    assert again.tokenize(text) == rounded(one_pass).tokenize(text)
     meta["second_pass"] = True  # says it has a second pass, but has no arrays for it
     with pytest.raises(ArcwiseError, match="no array"):
         Tokenizer.from_saved(arrays, meta, "model")

@@ -36,13 +36,14 @@ W_1 .. W_n is W - U / n (`average`).  Integer W and U make training exact and
 its result independent of anything but the order of the examples.
 
 Memory, with B_T × C weights in W_T and B_L × S in W_L (`memory_bytes`):
-parsing holds float32 averaged weights, 4 bytes each; training holds W
-(4 bytes), U (8 bytes) and an averaged copy for dev evaluation (4 bytes), 16
-bytes per weight.  `default_buckets` caps each table at 2^24 weights, so a
-model is at most 128 MiB in memory and on disk and its training tables at
+a trained parser holds float32 averaged weights, 4 bytes each, a loaded one
+int8 (1 byte; see "model-file arrays" below); training holds W (4 bytes), U
+(8 bytes) and an averaged copy for dev evaluation (4 bytes), 16 bytes per
+weight.  `default_buckets` caps each table at 2^24 weights, so a loaded model
+is at most 32 MiB in memory (128 MiB as float32) and its training tables at
 most 512 MiB, whatever the number of labels (up to 2^14 (arc, label) pairs).
 Covington with 50 labels: W_T 2^22 × 4 + W_L 2^17 × 100 = 29.9M weights,
-120 MB to parse with, 479 MB to train.  W_L is written only by label errors
+30 MB to parse with, 479 MB to train.  W_L is written only by label errors
 on arcs, so most of its rows stay zero.
 """
 
@@ -64,11 +65,17 @@ MIN_BUCKETS = 2**10
 
 
 class Weights(NamedTuple):
-    """The two weight tables of the factored model (also used for the totals U)."""
+    """The two weight tables of the factored model (also used for the totals U).
+
+    A table's weights are its entries times its scale: 1 for the tables of training
+    (integers) and averaging (float32), a loaded model's int8 tables carry theirs
+    (`quantized`)."""
 
     transition: np.ndarray  # [transition buckets, transitions]: W_T
     label: np.ndarray  # [label buckets, arc transitions × labels]: W_L
     n_labels: int
+    transition_scale: float = 1.0
+    label_scale: float = 1.0
 
 
 class ClassSet:
@@ -258,15 +265,16 @@ def score(weights, features, label_features, legal, out):
     features, label_features: hashed feature values (int64 or uint64 arrays);
     legal: bool mask over classes; out: float array over classes -- float64
     while training (int32 weights then sum exactly), float32 suffices for
-    averaged weights.
+    averaged weights.  Sums are multiplied by the table's scale (`Weights`).
     """
     n_unlabeled, _ = _unlabeled_count(weights)
     n_labels = weights.n_labels
     by_transition = np.empty(weights.transition.shape[1])
     sum_rows(weights.transition, features, 0, by_transition)
+    scale = weights.transition_scale
     for c in range(legal.shape[0]):
         if legal[c]:
-            out[c] = by_transition[_transition_column(c, n_unlabeled, n_labels)]
+            out[c] = by_transition[_transition_column(c, n_unlabeled, n_labels)] * scale
         else:
             out[c] = -np.inf
 
@@ -276,6 +284,8 @@ def label_scores(weights, label_features, arc, out):
     """out[l] = Σ_g W_L[bucket(g), (arc, l)]: the labeler's scores for arc transition
     number `arc` (its block among the arc transitions, 0-based)."""
     sum_rows(weights.label, label_features, arc * weights.n_labels, out)
+    for k in range(out.shape[0]):
+        out[k] *= weights.label_scale
 
 
 @njit(cache=True)
@@ -421,11 +431,11 @@ def default_buckets(classes: ClassSet) -> tuple[int, int]:
 def memory_bytes(classes: ClassSet, transition_buckets: int, label_buckets: int) -> dict[str, int]:
     """Bytes of the weight tables: {"weights", "parsing", "training"}.
 
-    parsing = float32 averaged weights; training = int32 W + int64 U + the
+    parsing = a loaded model's int8 weights; training = int32 W + int64 U + the
     float32 averaged copy made for dev evaluation.
     """
     n = transition_buckets * classes.n_columns + label_buckets * classes.n_slots
-    return {"weights": n, "parsing": 4 * n, "training": (4 + 8 + 4) * n}
+    return {"weights": n, "parsing": n, "training": (4 + 8 + 4) * n}
 
 
 class AveragedPerceptron:
@@ -472,36 +482,52 @@ class AveragedPerceptron:
 
 # --- model-file arrays ------------------------------------------------------
 
-# A model file stores each table sparsely: its nonzero rows (`NAME_weights`)
-# and their ascending indices (`NAME_rows`), plus the row counts of both tables
-# (`buckets`).  Most rows stay zero (about 80 % of W_T on English-EWT), so the
-# file is a fraction of the tables' memory.  Files of session 1 hold the dense
-# tables (`NAME_weights` only, every row) and are still read.
+# A model file (format 2) stores each table whole as int8 (`NAME_weights`) with its scale
+# (`scales`, one float per table; `quantized`): a quarter of float32 in memory, and much
+# less on disk, where the file deflates them (most rows, and most entries of W_L's rows,
+# are zero).  Parsing reads the int8 entries and multiplies each sum by the scale
+# (`score`, `label_scores`), so it needs no float copy.  Files of format 1 hold float32
+# tables, their nonzero rows (`NAME_weights`) with ascending indices (`NAME_rows`) and
+# the row counts of both (`buckets`), or, written in session 1, whole (`NAME_weights`
+# only); both are still read, and parse with their float32 weights.
 TABLES = ("transition", "label")
-ARRAY_NAMES = ("buckets", "label_rows", "label_weights", "transition_rows", "transition_weights")
+ARRAY_NAMES = ("label_weights", "scales", "transition_weights")
+STEPS = 127  # int8 entries run from -STEPS to STEPS: a table's largest |weight| is STEPS × scale
+
+
+def quantized(weights: Weights) -> Weights:
+    """The weights as int8 tables, each with the scale that makes its largest |weight|
+    STEPS: an entry w becomes round(w / scale), at most scale / 2 away.  int8 tables
+    come back as they are (so saving a loaded model again writes the same bytes)."""
+    tables = []
+    for table, scale in zip(weights[:2], weights[3:]):
+        if table.dtype == np.int8:
+            tables += [table, scale]
+            continue
+        values = np.asarray(table, dtype=np.float32) * np.float32(scale)
+        top = float(np.abs(values).max()) if values.size else 0.0
+        step = top / STEPS if top > 0 else 1.0
+        tables += [np.rint(values / np.float32(step)).clip(-STEPS, STEPS).astype(np.int8), step]
+    return Weights(tables[0], tables[2], weights.n_labels, tables[1], tables[3])
+
+
+def dequantized(table: np.ndarray, scale: float) -> np.ndarray:
+    """A table's float32 weights (entries times scale)."""
+    return np.asarray(table, dtype=np.float32) * np.float32(scale)
 
 
 def array_specs(classes: ClassSet) -> dict[str, tuple[str, tuple[int | None, ...]]]:
-    """{array name: (dtype, shape)} of a saved model; None = any size."""
-    columns = {"transition": classes.n_columns, "label": classes.n_slots}
-    specs: dict[str, tuple[str, tuple[int | None, ...]]] = {"buckets": ("<i8", (2,))}
-    for table in TABLES:
-        specs[f"{table}_rows"] = ("<i4", (None,))
-        specs[f"{table}_weights"] = ("<f4", (None, columns[table]))
-    return specs
+    """{array name: (dtype, shape)} of a saved model (format 2); None = any size."""
+    return {"scales": ("<f8", (2,)),
+            "transition_weights": ("|i1", (None, classes.n_columns)),
+            "label_weights": ("|i1", (None, classes.n_slots))}
 
 
 def to_arrays(weights: Weights) -> dict[str, np.ndarray]:
-    """The arrays a model file stores: the nonzero rows of the float32 averaged tables."""
-    arrays = {
-        "buckets": np.array([weights.transition.shape[0], weights.label.shape[0]], dtype="<i8")
-    }
-    for table, dense in zip(TABLES, weights[:2]):
-        dense = np.asarray(dense, dtype=np.float32)
-        rows = np.flatnonzero(dense.any(axis=1)).astype(np.int32)
-        arrays[f"{table}_rows"] = rows
-        arrays[f"{table}_weights"] = np.ascontiguousarray(dense[rows])
-    return arrays
+    """The arrays a model file stores: the `quantized` tables and their scales."""
+    compact = quantized(weights)
+    return {"transition_weights": compact.transition, "label_weights": compact.label,
+            "scales": np.array(compact[3:], dtype="<f8")}
 
 
 # The largest table a model file may declare (4 GiB of float32); training makes 2^24 by default.
@@ -509,50 +535,61 @@ MAX_TABLE_WEIGHTS = 2**30
 
 
 def from_arrays(arrays: Mapping[str, np.ndarray], classes: ClassSet, source: str) -> Weights:
-    """Weights from a model file's arrays (sparse, or dense as session 1 wrote them), checked
-    against the class set."""
-    specs = array_specs(classes)
+    """Weights from a model file's arrays (int8 tables with scales, or float32 ones as
+    format 1 wrote them: sparse, or dense in session 1), checked against the class set."""
+    columns = {"transition": classes.n_columns, "label": classes.n_slots}
+    scales = arrays.get("scales")
+    if scales is not None and (scales.dtype != np.dtype("<f8") or scales.shape != (2,)
+                               or not (np.isfinite(scales).all() and (scales > 0).all())):
+        raise ArcwiseError(f"{source}: corrupt model file ('scales' must be two positive "
+                           f"finite float64 numbers)")
+    dtype = np.dtype("i1" if scales is not None else "<f4")
     tables = []
     for k, table in enumerate(TABLES):
         name = f"{table}_weights"
-        columns = specs[name][1][1]
         array = arrays.get(name)
         if array is None:
             raise ArcwiseError(f"{source}: model file has no array {name!r}")
-        if array.dtype != np.dtype("<f4") or array.ndim != 2 or array.shape[1] != columns:
+        if array.dtype != dtype or array.ndim != 2 or array.shape[1] != columns[table]:
             raise ArcwiseError(
                 f"{source}: array {name!r} is {array.dtype}{list(array.shape)}, "
-                f"expected float32[rows, {columns}]"
+                f"expected {dtype.name}[rows, {columns[table]}]"
             )
-        if f"{table}_rows" not in arrays:  # dense
-            if not is_power_of_two(array.shape[0]):
-                raise ArcwiseError(
-                    f"{source}: array {name!r} has {array.shape[0]} rows, not a power of two"
-                )
-            tables.append(array)
+        if f"{table}_rows" in arrays and scales is None:
+            tables.append(_dense(arrays, table, k, array, source))
             continue
-        rows = arrays[f"{table}_rows"]
-        buckets = arrays.get("buckets")
-        if buckets is None or buckets.dtype != np.dtype("<i8") or buckets.shape != (2,):
-            raise ArcwiseError(f"{source}: model file lacks the int64[2] array 'buckets'")
-        n_rows = int(buckets[k])
+        n_rows = array.shape[0]
         if not is_power_of_two(n_rows):
-            raise ArcwiseError(f"{source}: {table} table of {n_rows} rows, not a power of two")
-        if n_rows * max(columns, 1) > MAX_TABLE_WEIGHTS:  # refused before allocating it
-            raise ArcwiseError(
-                f"{source}: {table} table of {n_rows} rows x {columns} columns is larger than "
-                f"any model arcwise trains (at most {MAX_TABLE_WEIGHTS:,} weights)"
-            )
-        if rows.dtype != np.dtype("<i4") or rows.shape != (array.shape[0],):
-            raise ArcwiseError(
-                f"{source}: array '{table}_rows' is {rows.dtype}{list(rows.shape)}, expected "
-                f"int32[{array.shape[0]}] (one per row of {name!r})"
-            )
-        if rows.size and (rows[0] < 0 or rows[-1] >= n_rows or (np.diff(rows) <= 0).any()):
-            raise ArcwiseError(
-                f"{source}: array '{table}_rows' is not ascending row numbers below {n_rows}"
-            )
-        dense = np.zeros((n_rows, columns), dtype=np.float32)
-        dense[rows] = array
-        tables.append(dense)
-    return Weights(tables[0], tables[1], classes.n_labels)
+            raise ArcwiseError(f"{source}: array {name!r} has {n_rows} rows, not a power of two")
+        tables.append(array)
+    if scales is None:
+        return Weights(tables[0], tables[1], classes.n_labels)
+    return Weights(tables[0], tables[1], classes.n_labels, float(scales[0]), float(scales[1]))
+
+
+def _dense(arrays: Mapping[str, np.ndarray], table: str, k: int, weights: np.ndarray,
+           source: str) -> np.ndarray:
+    """The whole float32 table `table` (number k) of format 1's nonzero rows `weights`."""
+    name, columns = f"{table}_rows", weights.shape[1]
+    rows = arrays[name]
+    buckets = arrays.get("buckets")
+    if buckets is None or buckets.dtype != np.dtype("<i8") or buckets.shape != (2,):
+        raise ArcwiseError(f"{source}: model file lacks the int64[2] array 'buckets'")
+    n_rows = int(buckets[k])
+    if not is_power_of_two(n_rows):
+        raise ArcwiseError(f"{source}: {table} table of {n_rows} rows, not a power of two")
+    if n_rows * max(columns, 1) > MAX_TABLE_WEIGHTS:  # refused before allocating it
+        raise ArcwiseError(
+            f"{source}: {table} table of {n_rows} rows x {columns} columns is larger than "
+            f"any model arcwise trains (at most {MAX_TABLE_WEIGHTS:,} weights)"
+        )
+    if rows.dtype != np.dtype("<i4") or rows.shape != (weights.shape[0],):
+        raise ArcwiseError(
+            f"{source}: array {name!r} is {rows.dtype}{list(rows.shape)}, expected "
+            f"int32[{weights.shape[0]}] (one per row of '{table}_weights')"
+        )
+    if rows.size and (rows[0] < 0 or rows[-1] >= n_rows or (np.diff(rows) <= 0).any()):
+        raise ArcwiseError(f"{source}: array {name!r} is not ascending row numbers below {n_rows}")
+    dense = np.zeros((n_rows, columns), dtype=np.float32)
+    dense[rows] = weights
+    return dense

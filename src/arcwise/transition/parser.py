@@ -361,12 +361,12 @@ class Parser(TransitionParser):
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ArcwiseError(f"{source}: bad model metadata ({error})") from None
+        weights = pc.from_arrays(arrays, classes, source)
         recorded = [meta["hyperparameters"].get(f"{t}_buckets") for t in pc.TABLES]
-        if "buckets" in arrays and recorded != [None, None] \
-                and recorded != arrays["buckets"].tolist():
+        if ("buckets" in arrays or "scales" in arrays) and recorded != [None, None] \
+                and recorded != [len(weights.transition), len(weights.label)]:
             raise ArcwiseError(f"{source}: corrupt model file (table sizes differ from the "
                                f"recorded {recorded[0]} and {recorded[1]} buckets)")
-        weights = pc.from_arrays(arrays, classes, source)
         return cls(
             system,
             vocabularies,

@@ -456,18 +456,21 @@ class Tagger:
         their weights are both members' summed, row by row (a table of fewer rows repeated:
         a hash's row in it is its row in the larger one's low bits, `hashing.bucket`), and
         the rest the larger member's own -- the sum of the two taggers' scores, from one
-        pass of features."""
+        pass of features.  The sums of a loaded pair's int8 tables are int8 again
+        (`arcwise.learn.perceptron.quantized`)."""
         if self.partner is None:
             return self, tuple(self.weights), tuple(self.weights), N_FEATURES[self.features]
         small, large = sorted((self, self.partner), key=lambda t: t.features)
         summed = []
         for a, b in zip(small.weights, large.weights):
             rows = max(a.transition.shape[0], b.transition.shape[0])
-            table = np.zeros((rows, a.transition.shape[1]),
-                             dtype=np.result_type(a.transition, b.transition))
-            for member in (a.transition, b.transition):
-                table += np.tile(member, (rows // member.shape[0], 1))
-            summed.append(pc.Weights(table, b.label, b.n_labels))
+            table = np.zeros((rows, a.transition.shape[1]), dtype=np.float32)
+            for member in (a, b):
+                values = pc.dequantized(member.transition, member.transition_scale)
+                table += np.tile(values, (rows // values.shape[0], 1))
+            weights = pc.Weights(table, b.label, b.n_labels, 1.0, b.label_scale)
+            compact = np.int8 in (a.transition.dtype, b.transition.dtype)
+            summed.append(pc.quantized(weights) if compact else weights)
         return large, tuple(summed), tuple(large.weights), N_FEATURES[small.features]
 
     def __repr__(self) -> str:
