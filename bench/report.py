@@ -19,6 +19,7 @@ RESULTS_MD = BENCH / "RESULTS.md"
 SECTIONS = {  # name: the script that writes it
     "accuracy": "bench/accuracy.py",
     "speed": "bench/speed.py",
+    "compile-times": "bench/compile_times.py",
     "mst": "bench/mst_train.py",
     "combination": "bench/combination.py",
     "stacking": "bench/stacking.py",
