@@ -105,11 +105,7 @@ def trained(name: str, args: argparse.Namespace) -> Path:
     if model.exists():
         return model
     args.models.mkdir(parents=True, exist_ok=True)
-    train = args.models / "train.conllu"
-    if not train.exists():
-        from arcwise.io import conllu, read_treebank
-
-        conllu.write(train, itertools.islice(read_treebank(args.train), args.sentences))
+    train = first_sentences(args.train, args.sentences, args.models / "train.conllu")
     system = ["-s", "arc-eager", "--pipeline", "--tag-folds", "2", "--tagger", "epochs=1"] \
         if name == "pipeline" else ["-s", name]
     checked(run_child([*arcwise_command(), "train", *system, "--train", str(train),
@@ -118,15 +114,23 @@ def trained(name: str, args: argparse.Namespace) -> Path:
     return model
 
 
+def first_sentences(treebank: Path, sentences: int, path: Path) -> Path:
+    """The first `sentences` sentences of treebank, written to path if it is missing."""
+    if not path.exists():
+        from arcwise.io import conllu, read_treebank
+
+        conllu.write(path, itertools.islice(read_treebank(treebank), sentences))
+    return path
+
+
 def inputs(workdir: Path, args: argparse.Namespace) -> tuple[Path, Path]:
     """One test sentence as CoNLL-U and as raw text."""
     from arcwise.experiments.raw_text import raw_text
-    from arcwise.io import conllu, read_treebank
+    from arcwise.io import read_treebank
 
-    sentence = list(itertools.islice(read_treebank(args.test), 1))
-    conllu.write(workdir / "one.conllu", sentence)
-    (workdir / "one.txt").write_text(raw_text(sentence), encoding="utf-8")
-    return workdir / "one.conllu", workdir / "one.txt"
+    one = first_sentences(args.test, 1, workdir / "one.conllu")
+    (workdir / "one.txt").write_text(raw_text(read_treebank(one)), encoding="utf-8")
+    return one, workdir / "one.txt"
 
 
 def bench_model(name: str, model: Path, workdir: Path, args: argparse.Namespace) -> dict:
@@ -136,7 +140,7 @@ def bench_model(name: str, model: Path, workdir: Path, args: argparse.Namespace)
                                           else [str(conll)]), "-o", os.devnull]
     commands = [parse]
     if args.epoch and name != "pipeline":
-        train = args.models / "train.conllu"
+        train = first_sentences(args.train, EPOCH_SENTENCES, workdir / "epoch.conllu")
         commands.insert(0, ["train", "-s", name, "--train", str(train), "--epochs", "1",
                             "--seed", str(SEED), "-o", str(workdir / "epoch.model")])
     result = {"model": name, "commands": [" ".join(["arcwise", *c]) for c in commands]}
