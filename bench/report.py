@@ -66,6 +66,9 @@ def write_section(name: str, text: str, results_md: Path = RESULTS_MD) -> None:
     rebuild(results_md)
 
 
+SECTIONS_START = "<!-- the sections -->"
+
+
 def rebuild(results_md: Path = RESULTS_MD) -> None:
     """Write RESULTS.md from the sections in results/ beside it."""
     from arcwise.io.atomic import atomic_write
@@ -77,6 +80,7 @@ def rebuild(results_md: Path = RESULTS_MD) -> None:
            "command given there; each section is kept in `bench/results/NAME.md` and this "
            "file is rebuilt whenever one of them is rewritten.", ""]
     out += [f"- [{n}](#{n}): `{SECTIONS[n]}`" for n in present]
+    out += ["", SECTIONS_START]  # where the documentation's Results page starts including
     for n in present:
         out += ["", f'<a id="{n}"></a>', "", (sections / f"{n}.md").read_text().rstrip()]
     with atomic_write(results_md) as f:

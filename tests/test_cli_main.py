@@ -78,23 +78,29 @@ def test_the_licence_is_there():
 
 @pytest.mark.end_to_end
 def test_the_demo_parses_raw_text(tmp_path, monkeypatch):
-    """The demo's raw-text step on a slice of the treebank: a quick tokenizer and tagger
-    before a parser, the sample's words, and the test text's CoNLL 2018 scores."""
+    """The demo's pipeline on a slice of the treebank: trained (tokenizer, tagger, parser)
+    and saved where `make demo` packages it from, then the sample's words and the test
+    text's CoNLL 2018 scores."""
     import io
 
     from rich.console import Console
 
+    import arcwise
     from arcwise import demo
     from arcwise.io import conllu
-    from arcwise.transition.train import train
     from tests.ewt import train_and_dev
 
     train_sentences, dev = train_and_dev(120, 30)
     for name, sentences in (("train", train_sentences), ("dev", dev), ("test", dev)):
         conllu.write(tmp_path / f"{name}.conllu.gz", sentences)
     monkeypatch.setattr(demo, "DATA", tmp_path)
-    parser, _ = train("arc-eager", train_sentences, None, oracle="static", epochs=1)
+    monkeypatch.setattr(demo, "MODEL", tmp_path / "models" / "en_ewt.model")
+    monkeypatch.setattr(demo, "TAGGER_EPOCHS", 1)
+    monkeypatch.setenv("DEMO_EPOCHS", "1")
     printed = io.StringIO()
-    demo.raw_text_to_trees(Console(file=printed, width=200), parser)
+    console = Console(file=printed, width=200)
+    nlp = demo.train_pipeline_model(console)
+    assert arcwise.load(demo.MODEL).components == ("tokenizer", "tagger", "parser")
+    demo.raw_text_to_trees(console, nlp)
     out = printed.getvalue()
     assert "mat" in out and "Tokens" in out and "LAS" in out and "sentences/s" in out

@@ -496,7 +496,7 @@ STEPS = 127  # int8 entries run from -STEPS to STEPS: a table's largest |weight|
 
 
 def quantized(weights: Weights) -> Weights:
-    """The weights as int8 tables, each with the scale that makes its largest |weight|
+    """The weights as int8 tables, each with the scale that makes its largest ``|weight|``
     STEPS: an entry w becomes round(w / scale), at most scale / 2 away.  int8 tables
     come back as they are (so saving a loaded model again writes the same bytes)."""
     tables = []
