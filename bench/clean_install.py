@@ -41,6 +41,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--text", type=Path, help="What to parse (default: a sample text).")
     parser.add_argument("--work", type=Path, help="Work folder (default: a temporary one).")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--report", action="store_true",
+                        help="Write this run's section of RESULTS.md.")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as temporary:
         work = args.work or Path(temporary)
@@ -75,13 +77,30 @@ def main(argv: list[str] | None = None) -> dict:
                   "model_wheel_mb": model.stat().st_size / 1e6,
                   "install_seconds": install_seconds,
                   "cold_seconds": cold, "warm_seconds": warm}
-    print(f"wheels: arcwise {result['arcwise_wheel_mb']:.1f} MB, {args.name} "
-          f"{result['model_wheel_mb']:.1f} MB; venv + install {install_seconds:.0f} s")
-    print(f"first parse, empty numba cache: median {statistics.median(cold):.1f} s "
-          f"({', '.join(f'{s:.1f}' for s in cold)})")
-    print(f"warm parse: median {statistics.median(warm):.1f} s "
-          f"({', '.join(f'{s:.1f}' for s in warm)})")
+    lines = [f"wheels: arcwise {result['arcwise_wheel_mb']:.1f} MB, {args.name} "
+             f"{result['model_wheel_mb']:.1f} MB; venv + install {install_seconds:.0f} s",
+             f"first parse, empty numba cache: median {statistics.median(cold):.1f} s "
+             f"({', '.join(f'{s:.1f}' for s in cold)})",
+             f"warm parse: median {statistics.median(warm):.1f} s "
+             f"({', '.join(f'{s:.1f}' for s in warm)})"]
+    print("\n".join(lines))
+    if args.report:
+        import report
+
+        report.write_section("clean-install", "\n".join([
+            "## From wheels to a first parse in a clean virtualenv (issue #40)", "",
+            f"Model: {args.model.name} as the package {args.name}; its components: "
+            f"{', '.join(args_components(args.model))}.  Command: `python "
+            f"bench/clean_install.py {args.model} --name {args.name} --repeats "
+            f"{args.repeats} --report`; load averages {report.load_average()}.", "",
+            *(f"- {line}" for line in lines), "", report.provenance()]))
     return result
+
+
+def args_components(model: Path) -> tuple[str, ...]:
+    import arcwise
+
+    return arcwise.load(model).components
 
 
 if __name__ == "__main__":

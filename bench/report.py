@@ -31,6 +31,7 @@ SECTIONS = {  # name: the script that writes it
     "serve": "bench/serve.py",
     "viewer": "bench/viewer.py",
     "model-size": "bench/model_size.py",
+    "clean-install": "bench/clean_install.py",
 }
 TITLE = "# arcwise: benchmark results"
 

@@ -34,7 +34,7 @@ def register(app: typer.Typer) -> None:
         table = Table()
         for column in ("name", "version", "lang", "components", "treebank", "test",
                        "Tokens", "UPOS", "LAS", "reads"):
-            table.add_column(column)
+            table.add_column(column, no_wrap=column in ("name", "version"))
         for name, m in models.items():
             test = m.card.get("scores", {}).get("test", {})
             table.add_row(
