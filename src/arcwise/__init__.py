@@ -53,7 +53,9 @@ _use_numba_cache_dir()
 
 def load(path):
     """Load a trained model as a `arcwise.pipeline.pipeline.Pipeline`:
-    ``nlp = arcwise.load("en.pipeline"); doc = nlp("Raw text.")``.  Every model file is
+    ``nlp = arcwise.load("en_ewt"); doc = nlp("Raw text.")``.  `path` is a model file, or
+    the name of an installed model package (`arcwise package`, `arcwise.models.packages`),
+    whose card and language the pipeline then carries.  Every model file is
     one: a pipeline file (tokenizer, tagger, parser, each optional) or a parser alone
     (transition-based with a perceptron or a BiLSTM, graph-based, or guided by another:
     stacking), which is a one-stage pipeline that still has the parser's ``parse`` and
