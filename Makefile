@@ -77,25 +77,26 @@ browser:
 # same kernels (tests/conftest.py).  The end-to-end tests run compiled, shared
 # between the cores: the first core runs the compiled unit tests, then the
 # end-to-end tests that train torch models (marked neural), which then find
-# most of their kernels in the numba cache, and the documentation's (marked
-# docs: the Sphinx build and the guides' code); the second core runs the unit
-# tests without JIT, then the other end-to-end tests.  Measured from a cold
-# numba cache on a 2-core machine at 96368cc, with the docs tests still on the
-# second core: compiled unit tests 532 s, then the neural end-to-end tests 76 s;
-# unit tests without JIT 641 s, then the other end-to-end tests (docs included)
-# 305 s: 946 s in all.  The docs tests (about 150 s) now run on the first core.
+# most of their kernels in the numba cache, the documentation's (marked docs:
+# the Sphinx build and the guides' code) and the model packages' (marked
+# packaging); the second core runs the unit tests without JIT, then the other
+# end-to-end tests.  Measured from a cold numba cache on a 2-core machine at
+# ad6bfae, with the packaging tests still on the second core: compiled unit
+# tests 550 s, then the neural and docs tests 286 s; unit tests without JIT
+# 630 s, then the other end-to-end tests 412 s: 17.5 min in all (14.1 min in an
+# earlier run at 7b19374).  The packaging tests now run on the first core.
 # The second core's report is printed after the first's.
 test: $(STAMP) browser
 	$(VENV)/bin/lint-imports --no-cache
 	@rm -f .test-second-core.log
 	{ NUMBA_DISABLE_JIT=1 $(PY) -m pytest -p no:cacheprovider -m "not end_to_end"; pure=$$?; \
 	  echo "== the end-to-end tests but the neural ones, compiled =="; \
-	  $(PY) -m pytest -p no:cacheprovider -m "end_to_end and not neural and not docs"; e2e=$$?; \
+	  $(PY) -m pytest -p no:cacheprovider -m "end_to_end and not neural and not docs and not packaging"; e2e=$$?; \
 	  test $$pure -eq 0 && test $$e2e -eq 0; } > .test-second-core.log 2>&1 & \
 	second=$$!; \
 	$(PY) -m pytest -m "not end_to_end"; compiled=$$?; \
-	echo "== the neural end-to-end tests and the documentation's =="; \
-	$(PY) -m pytest -p no:cacheprovider -m "end_to_end and (neural or docs)"; neural=$$?; \
+	echo "== the neural end-to-end tests, the documentation's and the model packages' =="; \
+	$(PY) -m pytest -p no:cacheprovider -m "end_to_end and (neural or docs or packaging)"; neural=$$?; \
 	wait $$second; second_status=$$?; \
 	echo "== second core: the unit tests with NUMBA_DISABLE_JIT=1, then the other end-to-end tests compiled =="; \
 	cat .test-second-core.log; \

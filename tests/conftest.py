@@ -52,6 +52,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "docs: an end-to-end test of the documentation (the Sphinx build, the "
         "guides' code); `make test` runs it with the neural ones, on the less busy core")
+    config.addinivalue_line(
+        "markers", "packaging: an end-to-end test of model packages (wheels, pip installs, "
+        "the make models builder); `make test` runs it with the docs' tests")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -24,7 +24,7 @@ from tests.ewt import train_and_dev
 from tests.tiny_model import arcwise, one_line
 from tests.tiny_model import tiny_pipeline_model  # noqa: F401 -- a fixture
 
-pytestmark = pytest.mark.end_to_end
+pytestmark = [pytest.mark.end_to_end, pytest.mark.packaging]
 pytest.importorskip("udtools", reason="the eval extra (the CoNLL 2018 scorer) is not installed")
 
 LICENCE = "Attribution-ShareAlike 4.0 International\n\nThe licence's text.\n"
