@@ -238,15 +238,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
                  kernel_table(r, args.top)]
     print("\n".join(text))
     if args.report:
-        command = " ".join(["bench/compile_times.py", *(sys.argv[1:] if argv is None else argv)])
-        report.write_section("compile-times", "\n".join([
-            "## Cold start: what the first parse compiles (issue #40, item 4)", "",
+        report.write_bench_section(
+            "compile-times", "## Cold start: what the first parse compiles (issue #40, item 4)",
             (f"Models trained 1 epoch on the first {args.sentences} sentences of "
              f"{args.train.parent.name} train; one test sentence parsed; cold: an empty "
              f"NUMBA_CACHE_DIR, warm: a filled one (medians of {args.repeats}, alternating). "
              "Kernels: compile seconds of each compiled function in a cold child, self "
-             "(without the kernels it compiled on the way) and total."), "",
-            *text, "", f"- Command: `{command}`", f"- {report.provenance()}"]))
+             "(without the kernels it compiled on the way) and total."),
+            text, "bench/compile_times.py", argv)
     return results
 
 

@@ -1,7 +1,7 @@
 """Model files of format 1 against format 2 (issue #40, item 3): size, LAS, memory, load time.
 
-    .venv/bin/python bench/model_size.py [--epochs 2] [--old-rev REV] [--workdir DIR]
-        [--json] [--report]
+    .venv/bin/python bench/model_size.py --data UD_DIR [--epochs 2] [--old-rev REV]
+        [--workdir DIR] [--json] [--report]
 
 Each model is trained once, by `arcwise train` with the package source of --old-rev
 (default `OLD_REV`, the last commit writing format 1: float32 nonzero rows, stored
@@ -42,7 +42,6 @@ from serve import process_tree, rss_bytes, start_server
 from speed import checked, run_child
 
 ROOT = Path(__file__).resolve().parents[1]
-UD = Path("/work/shared/data/ud")
 OLD_REV = "43688f4"  # the last commit of model-file format 1
 PIPELINE_SENTENCES = 1000
 # name: (treebank, arcwise train options); "pipeline" trains on the first sentences only
@@ -90,12 +89,12 @@ def old_code(workdir: Path, rev: str) -> Code:
     return Code(src / "src", workdir / f"numba-{rev}")
 
 
-def test_files(treebank: str, workdir: Path) -> tuple[Path, Path]:
+def test_files(ud: Path, treebank: str, workdir: Path) -> tuple[Path, Path]:
     """(the plain gold test file, its raw text) of a treebank."""
     gold = workdir / f"{treebank}-test.conllu"
     text = workdir / f"{treebank}-test.txt"
     if not text.exists():
-        plain(UD / treebank / "test.conllu.gz", gold)
+        plain(ud / treebank / "test.conllu.gz", gold)
         from arcwise.experiments.raw_text import raw_text
         from arcwise.io import read_treebank
 
@@ -103,10 +102,10 @@ def test_files(treebank: str, workdir: Path) -> tuple[Path, Path]:
     return gold, text
 
 
-def train_file(treebank: str, name: str, workdir: Path) -> Path:
+def train_file(ud: Path, treebank: str, name: str, workdir: Path) -> Path:
     """The training file of a model: the treebank's train split, or for the pipeline
     its first PIPELINE_SENTENCES sentences."""
-    path = UD / treebank / "train.conllu.gz"
+    path = ud / treebank / "train.conllu.gz"
     if "pipeline" not in name:
         return path
     first = workdir / f"{treebank}-train-{PIPELINE_SENTENCES}.conllu"
@@ -141,14 +140,14 @@ def measure(code: Code, model: Path, gold: Path, text: Path, pipeline: bool,
     }
 
 
-def bench_model(name: str, old: Code, new: Code, epochs: int, workdir: Path) -> dict:
+def bench_model(ud: Path, name: str, old: Code, new: Code, epochs: int, workdir: Path) -> dict:
     treebank, options = MODELS[name]
-    gold, text = test_files(treebank, workdir)
+    gold, text = test_files(ud, treebank, workdir)
     old_model, new_model = model_path(workdir, name, 1), model_path(workdir, name, 2)
     if not old_model.exists():
         old.run(["-m", "arcwise", "train", *options,
-                 "--train", train_file(treebank, name, workdir),
-                 "--dev", UD / treebank / "dev.conllu.gz", "--epochs", epochs, "--seed", 0,
+                 "--train", train_file(ud, treebank, name, workdir),
+                 "--dev", ud / treebank / "dev.conllu.gz", "--epochs", epochs, "--seed", 0,
                  "-o", old_model], f"training {name}")
     started = time.perf_counter()
     new.run(["-c", CONVERT_PROGRAM, old_model, new_model], f"converting {name}")
@@ -204,6 +203,8 @@ def markdown_table(results: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, required=True,
+                        help="a folder of UD treebank folders (English-EWT, Basque-BDT)")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--old-rev", default=OLD_REV)
     parser.add_argument("--workdir", type=Path, default=ROOT / "runs" / "model_size")
@@ -220,7 +221,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     new = Code(ROOT / "src", numba_cache.cache_dir(args.workdir / "numba"))
     results = []
     for name in args.models.split(","):
-        results.append(bench_model(name, old, new, args.epochs, args.workdir))
+        results.append(bench_model(args.data, name, old, new, args.epochs, args.workdir))
         print(json.dumps(results[-1]), file=sys.stderr)
     serve = {}
     if args.serve:
@@ -233,16 +234,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
                   "format 2.")
     print(json.dumps({"models": results, "serve": serve}, indent=1) if args.json else table)
     if args.report:
-        command = " ".join(["bench/model_size.py", *(sys.argv[1:] if argv is None else argv)])
-        report.write_section("model-size", "\n".join([
-            "## Model files: format 1 against format 2 (issue #40, item 3)", "",
+        report.write_bench_section(
+            "model-size", "## Model files: format 1 against format 2 (issue #40, item 3)",
             (f"Each model trained once ({args.epochs} epochs, seed 0, dev keeping the best) by "
              f"the code of {args.old_rev} (format 1: float32 nonzero rows), converted by this "
              "checkout (format 2: int8 tables, a scale each, deflated); each file run by the "
              "code that wrote it.  LAS: CoNLL 2018 scorer on the test split (the pipeline from "
-             "its raw text); load: median of three children; RSS: peak of the child."), "",
-            table, "", NOTES, "",
-            f"- Command: `{command}`", f"- {report.provenance()}"]))
+             "its raw text); load: median of three children; RSS: peak of the child."),
+            [table, "", NOTES], "bench/model_size.py", argv)
     return results
 
 

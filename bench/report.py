@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -65,6 +66,16 @@ def write_section(name: str, text: str, results_md: Path = RESULTS_MD) -> None:
     with atomic_write(sections / f"{name}.md") as f:
         f.write(text.rstrip() + "\n")
     rebuild(results_md)
+
+
+def write_bench_section(name: str, heading: str, setting: str, body: list[str], script: str,
+                        argv: list[str] | None) -> None:
+    """Write section `name`: its heading, the setting in a paragraph, the body's lines, the
+    command that ran (`script` and its arguments: argv, else the process's) and
+    `provenance`."""
+    command = " ".join([script, *(sys.argv[1:] if argv is None else argv)])
+    write_section(name, "\n".join([heading, "", setting, "", *body, "",
+                                    f"- Command: `{command}`", f"- {provenance()}"]))
 
 
 SECTIONS_START = "<!-- the sections -->"
