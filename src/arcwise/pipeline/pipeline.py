@@ -331,7 +331,7 @@ def load(model: str | os.PathLike) -> Pipeline:
     `arcwise.models.packages`) as a pipeline (`arcwise.load`): a pipeline file's, or a
     pipeline of the parser a parser file holds (`Pipeline.of`).  A package's pipeline
     carries its card and language."""
-    nlp = Pipeline.of(kinds.load(model))
+    nlp = Pipeline.of(kinds.load(packages.located(model)))  # a package's name resolved once
     nlp.card = packages.card_of(model)
     if nlp.card is not None:
         nlp.lang = nlp.card.get("lang")
