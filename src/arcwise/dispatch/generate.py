@@ -237,7 +237,7 @@ def dispatch_source(doc: str, kernels: tuple[Kernel, ...], modules: dict[str, Mo
     names = [constant(n) for n in modules]
     ids_import = [f"from arcwise.systems.ids import {name}" for name in sorted(names)]
     lines = [HEADER + f'"""{doc}"""', "", "from __future__ import annotations", "",
-             "from numba import njit", "", *body.imports(), *ids_import, *prelude,
+             "from arcwise.core.jit import njit", "", *body.imports(), *ids_import, *prelude,
              *body.lines]
     return "\n".join(lines) + "\n"
 

@@ -9,7 +9,7 @@ is `OracleKernels.variant` (which of a module's oracles ``make`` chose), and
 
 from __future__ import annotations
 
-from numba import njit
+from arcwise.core.jit import njit
 
 from arcwise.oracles import arc_eager
 from arcwise.oracles import arc_eager_nonmonotonic

@@ -10,7 +10,7 @@ cache.  A variant's option bits (`SystemKernels.options`) are given to
 
 from __future__ import annotations
 
-from numba import njit
+from arcwise.core.jit import njit
 
 from arcwise.systems import arc_eager
 from arcwise.systems import arc_eager_nonmonotonic

@@ -8,8 +8,8 @@ the oracle's kernels through `arcwise.dispatch.systems` and
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.dispatch import oracles, systems
 from arcwise.systems import state as st
 

@@ -38,10 +38,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from arcwise.core.corpus import Sentence
 from arcwise.core.errors import ArcwiseError
+from arcwise.core.jit import njit
 from arcwise.eval.metrics import percent, sentence_counts
 
 METRICS = ("las", "uas")

@@ -13,8 +13,7 @@ that graph-based parsers read (McDonald, Crammer & Pereira 2005).
 
 from __future__ import annotations
 
-from numba import njit
-
+from arcwise.core.jit import njit
 from arcwise.dispatch import systems
 from arcwise.systems import state as st
 from arcwise.systems.positions import (  # noqa: F401 (the names of the bases, here for features)

@@ -20,8 +20,8 @@ of the word's head relative to them).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.features import words as column
 from arcwise.features.addresses import (
     N_BASES,

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 
 import numba
 import numpy as np
-from numba import njit
+
+from arcwise.core.jit import njit
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -22,8 +22,8 @@ weights) and updating (add to them) read the same features.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.features.hashing import bucket, combine, text_hash
 
 FORM, UPOS, XPOS, PREFIX, SUFFIX, MORPH = range(6)

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.optimize
 import scipy.sparse
-from numba import njit
+
+from arcwise.core.jit import njit
 
 DEFAULT_BUCKETS = 2**17
 VARIANCE = 1.0

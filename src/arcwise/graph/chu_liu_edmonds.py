@@ -28,7 +28,8 @@ second run compares scores offset by M, so score differences below about
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from arcwise.core.jit import njit
 
 
 @njit(cache=True)

@@ -10,7 +10,8 @@ direction 0: the head is t (arcs point left).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from arcwise.core.jit import njit
 
 LEFT = 0  # head at the right end t
 RIGHT = 1  # head at the left end s

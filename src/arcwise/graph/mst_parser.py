@@ -23,10 +23,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from arcwise.core.corpus import ROOT, Sentence, as_sentences, nothing_to_learn
 from arcwise.core.errors import NOT_TRANSITION_BASED, ArcwiseError
+from arcwise.core.jit import njit
 from arcwise.core.vocab import Vocabularies, check_tagged
 from arcwise.graph import arc_features as af
 from arcwise.graph import arc_labeler

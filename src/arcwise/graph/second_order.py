@@ -31,8 +31,8 @@ first-order decoders above `SIBLING_MAX_WORDS` words.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.graph.eisner import (
     COMPLETE,
     INCOMPLETE,

@@ -53,9 +53,9 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from arcwise.core.errors import ArcwiseError
+from arcwise.core.jit import njit
 from arcwise.features.hashing import bucket, is_power_of_two
 
 MAX_WEIGHTS_PER_TABLE = 2**24

@@ -55,8 +55,8 @@ trees costs are exact, so the policy never loses the tree and no check runs.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.systems import arc_eager as ae
 from arcwise.systems import state as st
 from arcwise.systems.base import OracleKernels, SystemKernels, pack_gold

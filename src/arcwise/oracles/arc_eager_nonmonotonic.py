@@ -38,8 +38,8 @@ Static oracle: arc-eager's (gold arcs only), first zero-cost.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.oracles import arc_eager as monotonic
 from arcwise.oracles import priority as priorities
 from arcwise.oracles.arc_eager import BUFFER, GONE, STACK, first_free, locate

@@ -68,8 +68,8 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.systems import arc_hybrid as ah
 from arcwise.systems import state as st
 from arcwise.systems.base import OracleKernels, SystemKernels, pack_gold

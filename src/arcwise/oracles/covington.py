@@ -22,12 +22,12 @@ j = n + 1.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.oracles.cycles import count_functional_cycles
+from arcwise.systems import covington
 from arcwise.systems import state as st
 from arcwise.systems.base import OracleKernels, SystemKernels, pack_gold
-from arcwise.systems import covington
 from arcwise.systems.covington import LEFT_ARC, NO_ARC, RIGHT_ARC, SHIFT
 
 

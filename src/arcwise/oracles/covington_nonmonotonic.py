@@ -33,8 +33,8 @@ such deletion (`root_detachable`).  See `arcwise.oracles.exact_loss` for ℓ(c).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.oracles import covington as monotonic
 from arcwise.oracles import priority as priorities
 from arcwise.oracles.covington import can_build, focus_positions, in_sweep, prepare, static

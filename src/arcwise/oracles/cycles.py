@@ -15,7 +15,8 @@ whose cycles are those of the dependency graph, reversed.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from arcwise.core.jit import njit
 
 
 @njit(cache=True)

@@ -23,9 +23,10 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.typed import Dict
 
+from arcwise.core.jit import njit
 from arcwise.oracles import covington_nonmonotonic as oracle
 from arcwise.oracles.covington import focus_positions, in_sweep
 from arcwise.systems import covington_nonmonotonic as system

@@ -26,8 +26,8 @@ agree on some action.  Other costs are left as they are.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.oracles import MONOTONIC, NONE, PRIORITIES  # noqa: F401 (where callers look)
 
 

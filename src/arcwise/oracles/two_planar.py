@@ -54,8 +54,8 @@ nothing left to do now: for an arc of the inactive plane, or a Reduce there.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.oracles.covington import _component_roots
 from arcwise.oracles.cycles import count_functional_cycles
 from arcwise.systems import state as st

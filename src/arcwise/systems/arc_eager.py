@@ -28,8 +28,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from numba import njit
-
+from arcwise.core.jit import njit
 from arcwise.systems import state as st
 from arcwise.systems.base import SystemKernels
 from arcwise.systems.positions import STACK_BASES

@@ -32,8 +32,7 @@ marks[w] holds 1 + w's depth from the stack bottom while w is on the stack,
 
 from __future__ import annotations
 
-from numba import njit
-
+from arcwise.core.jit import njit
 from arcwise.systems import state as st
 from arcwise.systems.base import SystemKernels
 from arcwise.systems.positions import B0, S0, STACK_BASES

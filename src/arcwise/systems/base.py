@@ -16,8 +16,8 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.core.registry import did_you_mean
 from arcwise.systems import state as st
 from arcwise.trees.projectivity import is_well_formed, tree_problem

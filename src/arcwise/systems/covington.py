@@ -18,11 +18,10 @@ from __future__ import annotations
 import sys
 from functools import partial
 
-from numba import njit
-
+from arcwise.core.jit import njit
 from arcwise.systems import state as st
 from arcwise.systems.base import SystemKernels
-from arcwise.systems.positions import CL, CR, COVINGTON_BASES, L0, R0
+from arcwise.systems.positions import CL, COVINGTON_BASES, CR, L0, R0
 
 SHIFT, NO_ARC, LEFT_ARC, RIGHT_ARC = range(4)
 ACTIONS = ("shift", "no-arc", "left-arc", "right-arc")

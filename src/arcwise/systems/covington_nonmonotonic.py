@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import sys
 
-from numba import njit
-
+from arcwise.core.jit import njit
 from arcwise.systems import state as st
 from arcwise.systems.base import SystemKernels
 from arcwise.systems.covington import (

@@ -27,8 +27,7 @@ builds on::
 
 from __future__ import annotations
 
-from numba import njit
-
+from arcwise.core.jit import njit
 from arcwise.systems import state as st
 
 INNER_BASES = ("IL", "IR")  # every system

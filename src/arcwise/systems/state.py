@@ -23,7 +23,8 @@ unchanged under ``NUMBA_DISABLE_JIT=1``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from arcwise.core.jit import njit
 
 # Header slots.
 N = 0  # number of words

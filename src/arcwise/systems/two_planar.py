@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import sys
 
-from numba import njit
-
+from arcwise.core.jit import njit
 from arcwise.systems import state as st
 from arcwise.systems.base import SystemKernels, kernels_of_module
 from arcwise.systems.positions import INACTIVE_STACK_BASES, STACK_BASES, T0, T1, stack_and_buffer

@@ -5,8 +5,8 @@ training sentence (`train_epoch`), one per sentence (`train_sentence`); see
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.dispatch import systems
 from arcwise.learn import perceptron as pc
 from arcwise.systems import state as st

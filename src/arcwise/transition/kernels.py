@@ -8,8 +8,9 @@ applies the best one until the configuration is terminal (see `arcwise.transitio
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from arcwise.core.jit import njit
 from arcwise.dispatch import systems
 from arcwise.features import extract
 from arcwise.learn import perceptron as pc

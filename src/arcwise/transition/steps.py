@@ -21,8 +21,8 @@ oracles as the perceptron's fused loops (`arcwise.transition.train`, `arcwise.tr
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.dispatch import oracles, systems
 from arcwise.features.addresses import N_BASES, base_positions
 from arcwise.learn import perceptron as pc

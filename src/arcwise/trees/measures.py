@@ -18,7 +18,8 @@ entry 0 (the root has no arc) is 0.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from arcwise.core.jit import njit
 
 LEFT = -1
 RIGHT = 1

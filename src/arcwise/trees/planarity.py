@@ -13,7 +13,8 @@ builds root arcs implicitly, so what it can build is `words_two_planar`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from arcwise.core.jit import njit
 
 ANY_PLANE = 2  # plane constraint of an arc no built arc has fixed yet
 NO_PLANE = 3  # an arc that crosses arcs of both planes (the tree is not 2-planar)

@@ -17,8 +17,8 @@ oracle postpones reordering a word past a component still being built.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.trees.projectivity import children
 
 

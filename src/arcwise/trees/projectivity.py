@@ -14,7 +14,8 @@ enter[a] <= enter[w] <= leave[a].
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from arcwise.core.jit import njit
 
 
 @njit(cache=True)

@@ -40,9 +40,9 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from arcwise.core.errors import ArcwiseError
+from arcwise.core.jit import njit
 from arcwise.trees import ENCODINGS
 from arcwise.trees.projectivity import children, is_well_formed, nonprojective_arcs
 

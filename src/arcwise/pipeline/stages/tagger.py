@@ -50,11 +50,12 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from arcwise.core import interrupts
 from arcwise.core.corpus import ROOT, Sentence
 from arcwise.core.errors import ArcwiseError
+from arcwise.core.jit import njit
 from arcwise.core.vocab import TAG_COLUMNS, form_signature
 from arcwise.features.hashing import combine, text_hashes
 from arcwise.io.conllu import with_columns

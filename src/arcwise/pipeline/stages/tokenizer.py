@@ -51,11 +51,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from arcwise.core import interrupts
 from arcwise.core.corpus import Sentence
 from arcwise.core.errors import ArcwiseError
+from arcwise.core.jit import njit
 from arcwise.features.hashing import combine
 from arcwise.io.conllu import MISC, Token
 from arcwise.io.tokens import cut_paragraph, text_read

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from arcwise.core.jit import njit
 from arcwise.features import FeatureTable, default_table, extract
 from arcwise.learn import perceptron as pc
 from arcwise.transition.steps import arc_dependent

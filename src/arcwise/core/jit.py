@@ -1,0 +1,61 @@
+"""`njit` as arcwise compiles with it: numba's, except that a call from compiled code with
+a constant argument does not compile a version of the callee for that constant.
+
+Numba types a constant argument (``combine(0, 2)``, ``stack_get(state, 0)``) as a literal
+(``Literal[int](2)``), and a call to a compiled function with a literal argument compiles
+a separate version of that function for the literal: one per constant at every call site.
+In arcwise that was a third of all the versions a first parse compiled (77 of 225 for the
+English pipeline; `combine` alone 52 times), seconds of a cold start (issue #40).
+arcwise's kernels never need such versions (they dispatch on values, not on types), so
+this `njit` compiles its functions for the arguments' plain types (``int64``); numba's own
+overloads (``np.zeros(3)``) still see literals.
+
+A function that does need a literal (`numba.literally`) names that parameter in
+``literal``: ``@njit(cache=True, literal=("system",))``.  Under NUMBA_DISABLE_JIT the
+function itself is returned, as numba's `njit` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from numba.core import config, types
+from numba.core.registry import CPUDispatcher
+
+
+class PlainArgumentsDispatcher(CPUDispatcher):
+    """A numba dispatcher that compiles, for a call from compiled code, the version for the
+    arguments' plain types (all but those of the parameters in `literal_parameters`)."""
+
+    literal_parameters: frozenset[str] = frozenset()
+
+    def get_call_template(self, args, kws):  # numba's hook for calls from compiled code
+        names = list(self._compiler.pysig.parameters)
+        args = tuple(a if i < len(names) and names[i] in self.literal_parameters
+                     else types.unliteral(a) for i, a in enumerate(args))
+        kws = {k: v if k in self.literal_parameters else types.unliteral(v)
+               for k, v in kws.items()}
+        return super().get_call_template(args, kws)
+
+
+def njit(function: Callable | None = None, *, cache: bool = False,
+         literal: Iterable[str] = (), **options: Any) -> Any:
+    """numba's `njit` (same options) compiling plain-typed versions only; `literal`: the
+    parameters whose constant arguments keep their literal type."""
+    literal = frozenset(literal)
+    local_types = options.pop("locals", {})
+
+    def compiled(function: Callable) -> Any:
+        if config.DISABLE_JIT:
+            return function
+        dispatcher = PlainArgumentsDispatcher(
+            py_func=function, locals=local_types,
+            targetoptions={"nopython": True, **options})
+        if literal:
+            dispatcher.literal_parameters = literal
+        if cache:
+            dispatcher.enable_caching()
+        return dispatcher
+
+    return compiled(function) if function is not None else compiled
