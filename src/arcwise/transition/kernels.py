@@ -8,9 +8,9 @@ applies the best one until the configuration is terminal (see `arcwise.transitio
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
 from arcwise.core.jit import njit
+from arcwise.core.threads import in_threads
 from arcwise.dispatch import systems
 from arcwise.features import extract
 from arcwise.learn import perceptron as pc
@@ -170,7 +170,6 @@ def record_reheading(reheadings, count, word, head):
     return count + 1
 
 
-@njit(cache=True, parallel=True, nogil=True)  # a server parses while it reads requests
 def parse_batch(
     system_id, options, program, weights, class_transition, class_label, root_label,
     offsets, words, trace=False,
@@ -178,9 +177,10 @@ def parse_batch(
     """Parse every sentence of a batch; returns (heads, labels, made), a row of `words` each,
     and with trace also (built_by, reheadings, reheading_offsets).
 
-    Sentences are shared among numba's threads (`numba.set_num_threads`; all
-    cores by default); each is parsed alone, so the output does not depend
-    on the number of threads.
+    Sentences are shared among threads (`arcwise.core.threads.in_threads`: as many as
+    `numba.set_num_threads` says, all cores by default), each running `parse_range` on
+    its share; each sentence is parsed alone, so the output does not depend on the number
+    of threads.
 
     offsets: int64 [sentences + 1]; sentence k is rows offsets[k] ..
     offsets[k+1] - 1 of words (the words matrices, root first).
@@ -198,22 +198,50 @@ def parse_batch(
     labels = np.empty(words.shape[0], dtype=np.int32)
     made = np.empty(words.shape[0], dtype=np.bool_)
     built_by = np.empty(words.shape[0] if trace else 0, dtype=np.int32)
-    room = np.zeros(sentences + 1, dtype=np.int64)  # where each sentence's record starts
-    if trace:
-        for k in range(sentences):
-            room[k + 1] = room[k] + reheadings_bound(offsets[k + 1] - offsets[k] - 1)
+    # where each sentence's re-heading record starts
+    room = reheading_rooms(offsets) if trace else np.zeros(sentences + 1, dtype=np.int64)
     reheadings = np.empty((room[sentences], 2), dtype=np.int32)
     counts = np.zeros(sentences, dtype=np.int64)
-    for k in prange(sentences):
+    in_threads(lambda first, last: parse_range(
+        system_id, options, program, weights, class_transition, class_label, root_label,
+        offsets, words, first, last, trace, heads, labels, made, built_by, reheadings, room,
+        counts), sentences)
+    if not trace:
+        return heads, labels, made, built_by, reheadings, room
+    return (heads, labels, made, built_by, *packed_reheadings(reheadings, room, counts))
+
+
+@njit(cache=True, nogil=True)  # threads parse at once (`parse_batch`), a server while it reads
+def parse_range(
+    system_id, options, program, weights, class_transition, class_label, root_label,
+    offsets, words, first, last, trace, heads, labels, made, built_by, reheadings, room, counts,
+):
+    """`parse_sentence` on sentences first .. last - 1 of `parse_batch`'s batch, into its
+    arrays (counts[k]: sentence k's re-headings, from row room[k] of reheadings)."""
+    for k in range(first, last):
         a, b = offsets[k], offsets[k + 1]
         counts[k] = parse_sentence(
             system_id, options, program, weights, class_transition, class_label, root_label,
             words[a:b], heads[a:b], labels[a:b], made[a:b],
             trace, built_by[a:b], reheadings[room[k] : room[k + 1]],
         )
-    if not trace:
-        return heads, labels, made, built_by, reheadings, room
-    # pack the records: sentence k's rows follow sentence k - 1's
+
+
+@njit(cache=True)
+def reheading_rooms(offsets):
+    """Where each sentence's re-heading record starts (`reheadings_bound` rows each), and
+    the rows of all of them at the end."""
+    room = np.zeros(offsets.shape[0], dtype=np.int64)
+    for k in range(offsets.shape[0] - 1):
+        room[k + 1] = room[k] + reheadings_bound(offsets[k + 1] - offsets[k] - 1)
+    return room
+
+
+@njit(cache=True)
+def packed_reheadings(reheadings, room, counts):
+    """(packed, reheading_offsets): sentence k's counts[k] re-headings (from row room[k] of
+    reheadings), one sentence after another."""
+    sentences = counts.shape[0]
     reheading_offsets = np.zeros(sentences + 1, dtype=np.int64)
     for k in range(sentences):
         reheading_offsets[k + 1] = reheading_offsets[k] + counts[k]
@@ -222,4 +250,4 @@ def parse_batch(
         for r in range(counts[k]):
             packed[reheading_offsets[k] + r, 0] = reheadings[room[k] + r, 0]
             packed[reheading_offsets[k] + r, 1] = reheadings[room[k] + r, 1]
-    return heads, labels, made, built_by, packed, reheading_offsets
+    return packed, reheading_offsets

@@ -298,7 +298,7 @@ class Parser(TransitionParser):
                 "this model is guided (stacking): it parses with the guide's trees"
                 if self.guided else "guide trees given to a model trained without a guide"
             )
-        with interrupts.deferred():  # never raise inside the parallel compiled loop
+        with interrupts.deferred():  # never raise while the threads parse
             parsed = parse_batch(
                 self.kernels.system_id,
                 self.kernels.options,
