@@ -50,12 +50,12 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from numba import prange
 
 from arcwise.core import interrupts
 from arcwise.core.corpus import ROOT, Sentence
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.jit import njit
+from arcwise.core.threads import in_threads
 from arcwise.core.vocab import TAG_COLUMNS, form_signature
 from arcwise.features.hashing import combine, text_hashes
 from arcwise.io.conllu import with_columns
@@ -359,27 +359,36 @@ def consistent_tags(atoms, tags, written, weights, weights2, shared, version, co
         written[FEATS, i] = best_f
 
 
-@njit(cache=True, parallel=True)
 def tag_batch(atoms, offsets, upos_w, xpos_w, feats_w, upos2, xpos2, feats2, shared, version,
               combinations):
     """(tags, written): the tag ids [3, rows] of every sentence of a batch (see
     `Atoms.batch`), each word's best of each column, and with `combinations` those to
     write (`consistent_tags`; without, the same array).  The weights of each column, then
     the second weights of each, `shared` and `version` as `column_scores` takes them.  The
-    sentences are shared among numba's threads, each tagged alone."""
+    sentences are shared among threads (`arcwise.core.threads.in_threads`), each tagged
+    alone."""
     tags = np.full((3, atoms.shape[0]), -1, dtype=np.int64)
     written = np.full((3, atoms.shape[0]), -1, dtype=np.int64) if combinations.shape[0] \
         else tags
-    for k in prange(offsets.shape[0] - 1):
+    in_threads(lambda first, last: tag_range(
+        first, last, atoms, offsets, upos_w, xpos_w, feats_w, upos2, xpos2, feats2, shared,
+        version, combinations, tags, written), offsets.shape[0] - 1)
+    return tags, written
+
+
+@njit(cache=True, nogil=True)  # threads tag at once (`tag_batch`)
+def tag_range(first, last, atoms, offsets, upos_w, xpos_w, feats_w, upos2, xpos2, feats2,
+              shared, version, combinations, tags, written):
+    """`tag_batch` on sentences first .. last - 1 of its batch, into its tags and written."""
+    weights = (upos_w, xpos_w, feats_w)
+    weights2 = (upos2, xpos2, feats2)
+    for k in range(first, last):
         a, b = offsets[k], offsets[k + 1]
-        weights = (upos_w, xpos_w, feats_w)  # a tuple made outside would not reach the threads
-        weights2 = (upos2, xpos2, feats2)
         tag_sentence(atoms[a:b], tags[:, a:b], tags[:, a:b], weights, weights2, shared,
                      version, False, weights, 0)
         if combinations.shape[0]:
             consistent_tags(atoms[a:b], tags[:, a:b], written[:, a:b], weights, weights2,
                             shared, version, combinations)
-    return tags, written
 
 
 @njit(cache=True)
