@@ -193,3 +193,44 @@ def test_a_fresh_process_loads_the_walk_from_cache():
 
     run()  # compiles and writes the cache if it is not there yet
     assert run() == (1, 0)
+
+
+ONE_SYSTEM_PARSE = """
+import sys
+from numba.core.registry import CPUDispatcher
+from arcwise.dispatch.generate import registry_modules
+from arcwise.io import read_treebank
+from arcwise.models import kinds
+
+parser = kinds.load(sys.argv[1])
+parser.parse(list(read_treebank(sys.argv[2])))
+modules = {m for kind in registry_modules() for m in kind.values()}
+names = {m.__name__ for m in modules}
+compiled = {f"{f.py_func.__module__}.{f.__name__}" for m in modules for f in vars(m).values()
+            if isinstance(f, CPUDispatcher) and f.signatures and f.py_func.__module__ in names}
+print(" ".join(sorted(compiled)))
+"""
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing compiles")
+def test_a_first_parse_compiles_the_models_system_alone(tmp_path):
+    """The parse loop takes its system id as a literal (`numba.literally`) and the dispatch
+    keeps that system's branch, so a first parse with an arc-eager model compiles arc-eager's
+    kernels and no other system's: a cold start pays for the model's system only (issue
+    #40, item 4)."""
+    from tests.ewt import train_and_dev
+    from tests.tiny_model import tiny_parser
+
+    from arcwise.io import conllu
+
+    model, sentences = tmp_path / "arc-eager.model", tmp_path / "two.conllu"
+    tiny_parser().save(model)
+    conllu.write(sentences, train_and_dev(12, 0)[0][10:])
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", ONE_SYSTEM_PARSE, str(model), str(sentences)],
+                          cwd=root, check=True, capture_output=True, text=True,
+                          env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")})
+    compiled = set(done.stdout.split())
+    assert {"arcwise.systems.arc_eager.legal", "arcwise.systems.arc_eager.apply"} <= compiled
+    others = {name for name in compiled if name.split(".")[2] != "arc_eager"}
+    assert others == set(), others

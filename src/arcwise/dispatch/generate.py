@@ -92,6 +92,12 @@ def defined_in(function: Any) -> tuple[str, str]:
     return function.__module__, function.__name__
 
 
+def docstring(doc: str) -> str:
+    """A function's docstring line(s), indented."""
+    text = "\n".join(("    " + line).rstrip() for line in doc.split("\n")).strip()
+    return f'    """{text}"""' if "\n" not in doc else f'    """{text}\n    """'
+
+
 def alias(module: str) -> str:
     return module.rsplit(".", 1)[1]
 
@@ -128,15 +134,17 @@ class Emitter:
         return f"{alias(module)}.{name}({arguments})"
 
     def branches(self, kernel: Kernel, groups: list[tuple[list[str], list[tuple[list[str], Any]],
-                                                         Any]], variants: bool) -> None:
+                                                         Any]], variants: bool,
+                 by_literal: bool = False) -> None:
         """One dispatcher: per group of systems (ids, [(variant constants, function)],
-        default function), a branch."""
-        head = "system, variant, " if variants else "system, "
-        self.lines += ["", "", "@njit(cache=True)", f"def {kernel.name}({head}{kernel.arguments}):"]
-        if kernel.doc:
-            doc = "\n".join(("    " + line).rstrip() for line in kernel.doc.split("\n")).strip()
-            self.lines.append(f'    """{doc}"""' if "\n" not in kernel.doc
-                              else f'    """{doc}\n    """')
+        default function), a branch.  With `by_literal`, the branch table is `_NAME` and
+        NAME a function whose numba overload keeps one system's branch for a literal id
+        (`specialised`)."""
+        parameters = ("system, variant, " if variants else "system, ") + kernel.arguments
+        table = f"_{kernel.name}" if by_literal else kernel.name
+        self.lines += ["", "", "@njit(cache=True)", f"def {table}({parameters}):"]
+        if kernel.doc and not by_literal:
+            self.lines.append(docstring(kernel.doc))
         arguments = kernel.arguments
         for k, (ids, special, default) in enumerate(groups):
             keyword = "if" if k == 0 or kernel.returns else "elif"
@@ -155,6 +163,27 @@ class Emitter:
             self.lines.append('    raise ValueError("unknown system id")')
         else:
             self.lines += ["    else:", '        raise ValueError("unknown system id")']
+        if by_literal:
+            self.specialised(kernel, parameters, [(ids, default) for ids, _, default in groups])
+
+    def specialised(self, kernel: Kernel, parameters: str, groups: list[tuple[list[str], Any]]
+                    ) -> None:
+        """`kernel.name`: the branch table `_NAME` for Python and for a system id known only
+        at run time; in compiled code, for a literal id, that system's function alone (the
+        overload), so that a loop compiled for one system compiles no other's kernels."""
+        self.lines += ["", "", f"def {kernel.name}({parameters}):"]
+        if kernel.doc:
+            self.lines.append(docstring(kernel.doc))
+        self.lines += [f"    return _{kernel.name}({parameters})", "", "",
+                       f"@overload({kernel.name}, prefer_literal=True)",
+                       f"def _{kernel.name}_of_literal({parameters}):",
+                       "    if isinstance(system, types.IntegerLiteral):"]
+        for ids, function in groups:
+            self.lines.append(condition("        if ", [f"system.literal_value == {i}"
+                                                     for i in ids]))
+            call = self._statement(kernel, function, kernel.arguments).removeprefix("return ")
+            self.lines.append(f"            return lambda {parameters}: {call}")
+        self.lines.append(f"    return lambda {parameters}: _{kernel.name}({parameters})")
 
     def _statement(self, kernel: Kernel, function: Any, arguments: str) -> str:
         if kernel.name == "initial" and len(inspect.signature(
@@ -229,14 +258,17 @@ def variant_options(name: str) -> tuple[str, ...]:
 
 
 def dispatch_source(doc: str, kernels: tuple[Kernel, ...], modules: dict[str, ModuleType],
-                    oracle: bool, prelude: list[str] = ()) -> str:
+                    oracle: bool, prelude: list[str] = (), by_literal: bool = False) -> str:
     body = Emitter()
     for kernel in kernels:
-        body.branches(kernel, grouped(kernel.name, modules, oracle), variants=oracle)
+        body.branches(kernel, grouped(kernel.name, modules, oracle), variants=oracle,
+                      by_literal=by_literal)
     body.modules.update(module.__name__ for module in modules.values())
     names = [constant(n) for n in modules]
     ids_import = [f"from arcwise.systems.ids import {name}" for name in sorted(names)]
-    lines = [HEADER + f'"""{doc}"""', "", "from __future__ import annotations", "",
+    numba = ["from numba import types", "from numba.extending import overload", ""] \
+        if by_literal else []
+    lines = [HEADER + f'"""{doc}"""', "", "from __future__ import annotations", "", *numba,
              "from arcwise.core.jit import njit", "", *body.imports(), *ids_import, *prelude,
              *body.lines]
     return "\n".join(lines) + "\n"
@@ -249,6 +281,12 @@ extraction, parsing, training) call these with an `arcwise.systems.ids` id
 instead of taking the kernels as function arguments, which numba cannot
 cache.  A variant's option bits (`SystemKernels.options`) are given to
 `initial` and then travel in the state's OPTIONS slot.
+
+Each kernel NAME is a branch table, `_NAME`, compiled once for every system
+(what training and the oracles use), and, in compiled code that knows the id
+as a literal, that system's function alone (NAME's overload): the parse
+loop asks for its id as a literal (`numba.literally`), so a first parse
+compiles the model's system only (issue #40: the cold start).
 """
 ORACLES_DOC = """Every oracle behind one set of compiled functions, selected by system id and variant.
 
@@ -264,16 +302,24 @@ def generated(registry: Any = None) -> dict[Path, str]:
     systems, oracles = registry_modules(registry)
     n_actions = ["", ""] + [f"{constant(n)}_ACTIONS = len({alias(m.__name__)}.ACTIONS)"
                             for n, m in systems.items()]
-    n_actions += ["", "", "@njit(cache=True)", "def n_actions(system):",
-                  '    """Number of action ids of the system\'s kernels (the length of a legal '
-                  'mask)."""']
+    n_actions += ["", "", "@njit(cache=True)", "def _n_actions(system):"]
     n_actions += [f"    if system == {constant(n)}:\n        return {constant(n)}_ACTIONS"
                   for n in systems]
-    n_actions.append('    raise ValueError("unknown system id")')
+    n_actions += ['    raise ValueError("unknown system id")', "", "",
+                  "def n_actions(system):",
+                  '    """Number of action ids of the system\'s kernels (the length of a legal '
+                  'mask)."""', "    return _n_actions(system)", "", "",
+                  "@overload(n_actions, prefer_literal=True)",
+                  "def _n_actions_of_literal(system):",
+                  "    if isinstance(system, types.IntegerLiteral):"]
+    n_actions += [f"        if system.literal_value == {constant(n)}:\n"
+                  f"            return lambda system: {constant(n)}_ACTIONS" for n in systems]
+    n_actions.append("    return lambda system: _n_actions(system)")
     return {
         PACKAGE / "systems" / "ids.py": ids_source(list(systems)),
         PACKAGE / "dispatch" / "systems.py": dispatch_source(SYSTEMS_DOC, SYSTEM_KERNELS,
-                                                             systems, False, n_actions),
+                                                             systems, False, n_actions,
+                                                             by_literal=True),
         PACKAGE / "dispatch" / "oracles.py": dispatch_source(ORACLES_DOC, ORACLE_KERNELS,
                                                              oracles, True),
     }

@@ -6,9 +6,18 @@ extraction, parsing, training) call these with an `arcwise.systems.ids` id
 instead of taking the kernels as function arguments, which numba cannot
 cache.  A variant's option bits (`SystemKernels.options`) are given to
 `initial` and then travel in the state's OPTIONS slot.
+
+Each kernel NAME is a branch table, `_NAME`, compiled once for every system
+(what training and the oracles use), and, in compiled code that knows the id
+as a literal, that system's function alone (NAME's overload): the parse
+loop asks for its id as a literal (`numba.literally`), so a first parse
+compiles the model's system only (issue #40: the cold start).
 """
 
 from __future__ import annotations
+
+from numba import types
+from numba.extending import overload
 
 from arcwise.core.jit import njit
 
@@ -36,8 +45,7 @@ TWO_PLANAR_ACTIONS = len(two_planar.ACTIONS)
 
 
 @njit(cache=True)
-def n_actions(system):
-    """Number of action ids of the system's kernels (the length of a legal mask)."""
+def _n_actions(system):
     if system == ARC_EAGER:
         return ARC_EAGER_ACTIONS
     if system == ARC_EAGER_NM:
@@ -53,9 +61,31 @@ def n_actions(system):
     raise ValueError("unknown system id")
 
 
+def n_actions(system):
+    """Number of action ids of the system's kernels (the length of a legal mask)."""
+    return _n_actions(system)
+
+
+@overload(n_actions, prefer_literal=True)
+def _n_actions_of_literal(system):
+    if isinstance(system, types.IntegerLiteral):
+        if system.literal_value == ARC_EAGER:
+            return lambda system: ARC_EAGER_ACTIONS
+        if system.literal_value == ARC_EAGER_NM:
+            return lambda system: ARC_EAGER_NM_ACTIONS
+        if system.literal_value == ARC_HYBRID:
+            return lambda system: ARC_HYBRID_ACTIONS
+        if system.literal_value == COVINGTON:
+            return lambda system: COVINGTON_ACTIONS
+        if system.literal_value == COVINGTON_NM:
+            return lambda system: COVINGTON_NM_ACTIONS
+        if system.literal_value == TWO_PLANAR:
+            return lambda system: TWO_PLANAR_ACTIONS
+    return lambda system: _n_actions(system)
+
+
 @njit(cache=True)
-def initial(system, n, options):
-    """Initial state of an n-word sentence; `options` = the variant's option bits."""
+def _initial(system, n, options):
     if system == ARC_EAGER or system == ARC_EAGER_NM:
         return arc_eager.initial(n, options)
     if system == ARC_HYBRID:
@@ -67,8 +97,27 @@ def initial(system, n, options):
     raise ValueError("unknown system id")
 
 
+def initial(system, n, options):
+    """Initial state of an n-word sentence; `options` = the variant's option bits."""
+    return _initial(system, n, options)
+
+
+@overload(initial, prefer_literal=True)
+def _initial_of_literal(system, n, options):
+    if isinstance(system, types.IntegerLiteral):
+        if system.literal_value == ARC_EAGER or system.literal_value == ARC_EAGER_NM:
+            return lambda system, n, options: arc_eager.initial(n, options)
+        if system.literal_value == ARC_HYBRID:
+            return lambda system, n, options: arc_hybrid.initial(n, options)
+        if system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM:
+            return lambda system, n, options: covington.initial(n, options)
+        if system.literal_value == TWO_PLANAR:
+            return lambda system, n, options: two_planar.initial(n)
+    return lambda system, n, options: _initial(system, n, options)
+
+
 @njit(cache=True)
-def is_terminal(system, state):
+def _is_terminal(system, state):
     if system == ARC_EAGER or system == ARC_EAGER_NM:
         return arc_eager.is_terminal(state)
     if system == ARC_HYBRID:
@@ -80,9 +129,26 @@ def is_terminal(system, state):
     raise ValueError("unknown system id")
 
 
+def is_terminal(system, state):
+    return _is_terminal(system, state)
+
+
+@overload(is_terminal, prefer_literal=True)
+def _is_terminal_of_literal(system, state):
+    if isinstance(system, types.IntegerLiteral):
+        if system.literal_value == ARC_EAGER or system.literal_value == ARC_EAGER_NM:
+            return lambda system, state: arc_eager.is_terminal(state)
+        if system.literal_value == ARC_HYBRID:
+            return lambda system, state: arc_hybrid.is_terminal(state)
+        if system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM:
+            return lambda system, state: covington.is_terminal(state)
+        if system.literal_value == TWO_PLANAR:
+            return lambda system, state: two_planar.is_terminal(state)
+    return lambda system, state: _is_terminal(system, state)
+
+
 @njit(cache=True)
-def legal(system, state, mask):
-    """Fill the bool mask over every action id with what state allows (as the system's `legal`)."""
+def _legal(system, state, mask):
     if system == ARC_EAGER:
         arc_eager.legal(state, mask)
     elif system == ARC_EAGER_NM:
@@ -99,9 +165,31 @@ def legal(system, state, mask):
         raise ValueError("unknown system id")
 
 
+def legal(system, state, mask):
+    """Fill the bool mask over every action id with what state allows (as the system's `legal`)."""
+    return _legal(system, state, mask)
+
+
+@overload(legal, prefer_literal=True)
+def _legal_of_literal(system, state, mask):
+    if isinstance(system, types.IntegerLiteral):
+        if system.literal_value == ARC_EAGER:
+            return lambda system, state, mask: arc_eager.legal(state, mask)
+        if system.literal_value == ARC_EAGER_NM:
+            return lambda system, state, mask: arc_eager_nonmonotonic.legal(state, mask)
+        if system.literal_value == ARC_HYBRID:
+            return lambda system, state, mask: arc_hybrid.legal(state, mask)
+        if system.literal_value == COVINGTON:
+            return lambda system, state, mask: covington.legal(state, mask)
+        if system.literal_value == COVINGTON_NM:
+            return lambda system, state, mask: covington_nonmonotonic.legal(state, mask)
+        if system.literal_value == TWO_PLANAR:
+            return lambda system, state, mask: two_planar.legal(state, mask)
+    return lambda system, state, mask: _legal(system, state, mask)
+
+
 @njit(cache=True)
-def apply(system, state, action, label):
-    """Apply action (with label, -1 = unlabeled) to state in place."""
+def _apply(system, state, action, label):
     if system == ARC_EAGER:
         arc_eager.apply(state, action, label)
     elif system == ARC_EAGER_NM:
@@ -118,15 +206,31 @@ def apply(system, state, action, label):
         raise ValueError("unknown system id")
 
 
-@njit(cache=True)
-def arc(system, state, action):
-    """(head, dependent) of the arc `action` would build in state, (-1, -1) if it builds none.
+def apply(system, state, action, label):
+    """Apply action (with label, -1 = unlabeled) to state in place."""
+    return _apply(system, state, action, label)
 
-    Read before applying the action.  An arc transition changes the heads of
-    no words but these two: the dependent's is set (replacing any, in the
-    non-monotonic systems), and covington-nm deletes the head's own arc when
-    the new arc would close a cycle.
-    """
+
+@overload(apply, prefer_literal=True)
+def _apply_of_literal(system, state, action, label):
+    if isinstance(system, types.IntegerLiteral):
+        if system.literal_value == ARC_EAGER:
+            return lambda system, state, action, label: arc_eager.apply(state, action, label)
+        if system.literal_value == ARC_EAGER_NM:
+            return lambda system, state, action, label: arc_eager_nonmonotonic.apply(state, action, label)
+        if system.literal_value == ARC_HYBRID:
+            return lambda system, state, action, label: arc_hybrid.apply(state, action, label)
+        if system.literal_value == COVINGTON:
+            return lambda system, state, action, label: covington.apply(state, action, label)
+        if system.literal_value == COVINGTON_NM:
+            return lambda system, state, action, label: covington_nonmonotonic.apply(state, action, label)
+        if system.literal_value == TWO_PLANAR:
+            return lambda system, state, action, label: two_planar.apply(state, action, label)
+    return lambda system, state, action, label: _apply(system, state, action, label)
+
+
+@njit(cache=True)
+def _arc(system, state, action):
     if system == ARC_EAGER:
         return arc_eager.arc(state, action)
     if system == ARC_EAGER_NM:
@@ -140,11 +244,35 @@ def arc(system, state, action):
     raise ValueError("unknown system id")
 
 
-@njit(cache=True)
-def base_positions(system, state, out):
-    """Fill out[code] (arrives all -1) with the word at each of the system's base positions
-    (`arcwise.systems.positions`).
+def arc(system, state, action):
+    """(head, dependent) of the arc `action` would build in state, (-1, -1) if it builds none.
+
+    Read before applying the action.  An arc transition changes the heads of
+    no words but these two: the dependent's is set (replacing any, in the
+    non-monotonic systems), and covington-nm deletes the head's own arc when
+    the new arc would close a cycle.
     """
+    return _arc(system, state, action)
+
+
+@overload(arc, prefer_literal=True)
+def _arc_of_literal(system, state, action):
+    if isinstance(system, types.IntegerLiteral):
+        if system.literal_value == ARC_EAGER:
+            return lambda system, state, action: arc_eager.arc(state, action)
+        if system.literal_value == ARC_EAGER_NM:
+            return lambda system, state, action: arc_eager_nonmonotonic.arc(state, action)
+        if system.literal_value == ARC_HYBRID:
+            return lambda system, state, action: arc_hybrid.arc(state, action)
+        if system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM:
+            return lambda system, state, action: covington.arc(state, action)
+        if system.literal_value == TWO_PLANAR:
+            return lambda system, state, action: two_planar.arc(state, action)
+    return lambda system, state, action: _arc(system, state, action)
+
+
+@njit(cache=True)
+def _base_positions(system, state, out):
     if system == ARC_EAGER or system == ARC_EAGER_NM or system == ARC_HYBRID:
         positions.stack_base_positions(state, out)
     elif system == COVINGTON or system == COVINGTON_NM:
@@ -155,9 +283,28 @@ def base_positions(system, state, out):
         raise ValueError("unknown system id")
 
 
+def base_positions(system, state, out):
+    """Fill out[code] (arrives all -1) with the word at each of the system's base positions
+    (`arcwise.systems.positions`).
+    """
+    return _base_positions(system, state, out)
+
+
+@overload(base_positions, prefer_literal=True)
+def _base_positions_of_literal(system, state, out):
+    if isinstance(system, types.IntegerLiteral):
+        if (system.literal_value == ARC_EAGER or system.literal_value == ARC_EAGER_NM
+               or system.literal_value == ARC_HYBRID):
+            return lambda system, state, out: positions.stack_base_positions(state, out)
+        if system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM:
+            return lambda system, state, out: covington.base_positions(state, out)
+        if system.literal_value == TWO_PLANAR:
+            return lambda system, state, out: two_planar.base_positions(state, out)
+    return lambda system, state, out: _base_positions(system, state, out)
+
+
 @njit(cache=True)
-def focus_words(system, words):
-    """The system's two focus words (-1 if missing); words: filled `base_positions`."""
+def _focus_words(system, words):
     if (system == ARC_EAGER or system == ARC_EAGER_NM or system == ARC_HYBRID
            or system == TWO_PLANAR):
         return positions.stack_focus_words(words)
@@ -166,9 +313,24 @@ def focus_words(system, words):
     raise ValueError("unknown system id")
 
 
+def focus_words(system, words):
+    """The system's two focus words (-1 if missing); words: filled `base_positions`."""
+    return _focus_words(system, words)
+
+
+@overload(focus_words, prefer_literal=True)
+def _focus_words_of_literal(system, words):
+    if isinstance(system, types.IntegerLiteral):
+        if (system.literal_value == ARC_EAGER or system.literal_value == ARC_EAGER_NM
+               or system.literal_value == ARC_HYBRID or system.literal_value == TWO_PLANAR):
+            return lambda system, words: positions.stack_focus_words(words)
+        if system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM:
+            return lambda system, words: covington.focus_words(words)
+    return lambda system, words: _focus_words(system, words)
+
+
 @njit(cache=True)
-def distance_words(system, state, words):
-    """The two words whose signed distance is a feature (`arcwise.features.addresses`)."""
+def _distance_words(system, state, words):
     if system == ARC_EAGER or system == ARC_EAGER_NM or system == TWO_PLANAR:
         return positions.stack_distance_words(state, words)
     if system == ARC_HYBRID:
@@ -176,3 +338,21 @@ def distance_words(system, state, words):
     if system == COVINGTON or system == COVINGTON_NM:
         return covington.distance_words(state, words)
     raise ValueError("unknown system id")
+
+
+def distance_words(system, state, words):
+    """The two words whose signed distance is a feature (`arcwise.features.addresses`)."""
+    return _distance_words(system, state, words)
+
+
+@overload(distance_words, prefer_literal=True)
+def _distance_words_of_literal(system, state, words):
+    if isinstance(system, types.IntegerLiteral):
+        if (system.literal_value == ARC_EAGER or system.literal_value == ARC_EAGER_NM
+               or system.literal_value == TWO_PLANAR):
+            return lambda system, state, words: positions.stack_distance_words(state, words)
+        if system.literal_value == ARC_HYBRID:
+            return lambda system, state, words: arc_hybrid.distance_words(state, words)
+        if system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM:
+            return lambda system, state, words: covington.distance_words(state, words)
+    return lambda system, state, words: _distance_words(system, state, words)

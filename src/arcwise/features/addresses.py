@@ -53,13 +53,13 @@ def heads_offset(state):
     return st.HEADER + st.HEADS * (state[st.N] + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, literal=("system_id",))
 def focus_words(system_id, positions):
     """The system's two focus words (-1 if missing): Covington L0, R0; stack systems S0, B0."""
     return systems.focus_words(system_id, positions)
 
 
-@njit(cache=True)
+@njit(cache=True, literal=("system_id",))
 def base_positions(system_id, state, out):
     """Fill out[code] (int array of N_BASES) with the word at each base position, -1 if none."""
     out[:] = -1
@@ -78,7 +78,7 @@ def distance_bucket(distance):
     return bucket if distance >= 0 else -bucket
 
 
-@njit(cache=True)
+@njit(cache=True, literal=("system_id",))
 def focus_distance(system_id, state, positions):
     """The signed, bucketed distance from the left to the right focus word.
 

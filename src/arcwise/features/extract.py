@@ -174,7 +174,7 @@ def head_place(head, left, right):
     return 5 if head == right else 6
 
 
-@njit(cache=True)
+@njit(cache=True, literal=("system_id",))
 def extract(system_id, state, program, words, out_transition, out_label):
     """Hash the features of a configuration.
 

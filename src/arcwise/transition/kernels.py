@@ -8,6 +8,7 @@ applies the best one until the configuration is terminal (see `arcwise.transitio
 from __future__ import annotations
 
 import numpy as np
+from numba import literally
 
 from arcwise.core.jit import njit
 from arcwise.core.threads import in_threads
@@ -74,7 +75,7 @@ def best_legal_class(
     return pc.best_class(weights, features, label_features, legal, scores)
 
 
-@njit(cache=True)
+@njit(cache=True, literal=("system_id",))  # one version per system: `parse_range`
 def parse_sentence(
     system_id, options, program, weights, class_transition, class_label, root_label,
     words, heads_out, labels_out, made_out, trace, built_by, reheadings,
@@ -134,7 +135,7 @@ def reheadings_bound(n):
     return n * (n + 1) // 2
 
 
-@njit(cache=True)
+@njit(cache=True, literal=("system_id",))
 def traced_apply(system_id, state, action, label, built_by, reheadings, count):
     """Apply action to state, recording what it did to the arcs; returns the new length
     of the re-heading record (`parse_sentence`).
@@ -217,7 +218,12 @@ def parse_range(
     offsets, words, first, last, trace, heads, labels, made, built_by, reheadings, room, counts,
 ):
     """`parse_sentence` on sentences first .. last - 1 of `parse_batch`'s batch, into its
-    arrays (counts[k]: sentence k's re-headings, from row room[k] of reheadings)."""
+    arrays (counts[k]: sentence k's re-headings, from row room[k] of reheadings).
+
+    Compiled once per system, for its id as a literal: the kernels it calls down to the
+    system's own (`arcwise.dispatch.systems`) then compile that system's code alone.
+    """
+    literally(system_id)
     for k in range(first, last):
         a, b = offsets[k], offsets[k + 1]
         counts[k] = parse_sentence(
