@@ -10,6 +10,9 @@ arcwise's kernels never need such versions (they dispatch on values, not on type
 this `njit` compiles its functions for the arguments' plain types (``int64``); numba's own
 overloads (``np.zeros(3)``) still see literals.
 
+Nor does it build the C-callable wrapper numba makes for every function (for first-class
+function use, which arcwise never makes): ``no_cfunc_wrapper``.
+
 A function that does need a literal (`numba.literally`) names that parameter in
 ``literal``: ``@njit(cache=True, literal=("system",))``.  Under NUMBA_DISABLE_JIT the
 function itself is returned, as numba's `njit` does.
@@ -51,7 +54,7 @@ def njit(function: Callable | None = None, *, cache: bool = False,
             return function
         dispatcher = PlainArgumentsDispatcher(
             py_func=function, locals=local_types,
-            targetoptions={"nopython": True, **options})
+            targetoptions={"nopython": True, "no_cfunc_wrapper": True, **options})
         if literal:
             dispatcher.literal_parameters = literal
         if cache:

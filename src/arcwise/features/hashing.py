@@ -94,8 +94,9 @@ def _rotr(x, n):
 @njit(cache=True)
 def _compress(h, m, t, last):
     v = np.empty(16, dtype=np.uint64)
-    v[:8] = h
-    v[8:] = _IV
+    for i in range(8):  # not v[:8] = h: a slice assignment compiles its shape error's message
+        v[i] = h[i]
+        v[i + 8] = _IV[i]
     v[12] ^= np.uint64(t)
     if last:
         v[14] = ~v[14]

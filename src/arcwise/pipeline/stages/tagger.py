@@ -277,10 +277,11 @@ def column_scores(atoms, i, column, tags, weights, weights2, shared, version, fe
 
 
 @njit(cache=True)
-def tag_sentence(atoms, tags, gold, weights, weights2, shared, version, learn, totals, step):
+def tag_sentence(atoms, tags, gold, weights, weights2, shared, version, totals, step):
     """Tag one sentence (atoms with PAD rows each side; tags [3, rows] filled with -1 gets
-    the tags), scored by `column_scores`; with learn (a tagger alone), also the perceptron
-    updates toward gold [3, rows] on the way.  Returns (steps, errors)."""
+    the tags), scored by `column_scores`; with the perceptron's totals (training a tagger
+    alone), also its updates toward gold [3, rows] on the way; totals=None when tagging
+    (the updates are then not even compiled).  Returns (steps, errors)."""
     features = feature_buffer(version)
     errors = 0
     most = max(weights[UPOS].transition.shape[1], weights[XPOS].transition.shape[1],
@@ -294,7 +295,7 @@ def tag_sentence(atoms, tags, gold, weights, weights2, shared, version, learn, t
             column_scores(atoms, i, column, tags, weights, weights2, shared, version, features,
                           every_class[:n], scores[:n], scores2[:n])
             predicted = pc.argmax(scores[:n], every_class[:n])
-            if learn:
+            if totals is not None:
                 if predicted != gold[column, i]:
                     errors += 1
                     pc.update(weights[column], totals[column], features, NO_LABEL_FEATURES,
@@ -385,7 +386,7 @@ def tag_range(first, last, atoms, offsets, upos_w, xpos_w, feats_w, upos2, xpos2
     for k in range(first, last):
         a, b = offsets[k], offsets[k + 1]
         tag_sentence(atoms[a:b], tags[:, a:b], tags[:, a:b], weights, weights2, shared,
-                     version, False, weights, 0)
+                     version, None, 0)
         if combinations.shape[0]:
             consistent_tags(atoms[a:b], tags[:, a:b], written[:, a:b], weights, weights2,
                             shared, version, combinations)
@@ -400,7 +401,7 @@ def train_epoch(order, atoms, offsets, gold, weights, totals, step, version):
     for k in order:
         a, b = offsets[k], offsets[k + 1]
         step, e = tag_sentence(atoms[a:b], tags[:, a:b], gold[:, a:b], weights, weights,
-                               n_features(version), version, True, totals, step)
+                               n_features(version), version, totals, step)
         errors += e
     return step, errors
 
