@@ -141,28 +141,34 @@ def check_output(output: Path, *inputs: Path | None) -> None:
         raise ArcwiseError(f"-o {output}: is a directory")
 
 
-def saved_and_verified(parser, output: Path) -> None:
-    """Save the model, then load it back: a model that does not load is removed, an error."""
+def log_path(output: Path) -> Path:
+    """Where the training log of the model file `output` goes: OUTPUT.log.json."""
+    return output.with_name(output.name + ".log.json")
+
+
+def saved_with_log(model, output: str | Path, log: dict, described: str = "") -> None:
+    """Save the model and its training log (OUTPUT.log.json) to temporary files, load the
+    model back, and only then rename both into place together (`AtomicFiles`: signals
+    held, so an interrupted or failed run leaves the old pair, never half of each); a
+    model that does not load is an error and replaces nothing.  Then say so on stderr:
+    "wrote OUTPUT{described} and OUTPUT.log.json"."""
     import arcwise
+    from arcwise.io.atomic import AtomicFiles
 
-    parser.save(output)
-    try:
-        arcwise.load(output)
-    except ArcwiseError as error:
-        output.unlink(missing_ok=True)
-        raise ArcwiseError(f"the trained model does not load, not kept ({error})") from None
-
-
-def saved_with_log(model, output: Path, log: dict, described: str = "") -> None:
-    """Save the model (`saved_and_verified`) and its training log beside it (OUTPUT.log.json),
-    then say so on stderr: "wrote OUTPUT{described} and OUTPUT.log.json"."""
-    from arcwise.io.atomic import atomic_write
-
-    saved_and_verified(model, output)
-    log_path = output.with_name(output.name + ".log.json")
-    with atomic_write(log_path) as out:
-        json.dump(log, out, indent=2, default=str)
-    print(f"wrote {output}{described} and {log_path}", file=sys.stderr)
+    output = Path(output)
+    with AtomicFiles() as files:
+        with files.write(output, "wb") as out:
+            model.save(out)
+        temp = files.temp(output)  # None: written to a device or FIFO, which cannot be read back
+        if temp is not None:
+            try:
+                arcwise.load(temp)
+            except ArcwiseError as error:
+                raise ArcwiseError("the trained model does not load, not kept "
+                                   f"({str(error).replace(temp, str(output))})") from None
+        with files.write(log_path(output)) as out:
+            json.dump(log, out, indent=2, default=str)
+    print(f"wrote {output}{described} and {log_path(output)}", file=sys.stderr)
 
 
 class EpochProgress:

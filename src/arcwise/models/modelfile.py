@@ -78,9 +78,11 @@ _MAX_DEFLATE_RATIO = 1100  # deflate expands at most 1032-fold: a larger claim i
 
 
 def save(
-    path: str | os.PathLike, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]
+    path: str | os.PathLike | IO[bytes], arrays: Mapping[str, np.ndarray],
+    meta: Mapping[str, Any]
 ) -> None:
-    """Write arrays and metadata atomically to `path` (see the module docstring).
+    """Write arrays and metadata atomically to `path` (see the module docstring), or into
+    a binary file opened for writing (`arcwise.io.atomic.AtomicFiles.write`).
 
     arrays: {name: numeric array}, names matching ``[a-z][a-z0-9_]*``;
     meta: the keys of `REQUIRED_META` (and any other JSON-able keys).
@@ -114,7 +116,8 @@ def save(
     except ArcwiseError as error:
         raise ValueError(str(error)) from None
     text = json.dumps(full, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-    with atomic_write(path, "wb") as f, zipfile.ZipFile(f, "w") as zf:
+    opened = nullcontext(path) if hasattr(path, "write") else atomic_write(path, "wb")
+    with opened as f, zipfile.ZipFile(f, "w") as zf:
         zf.writestr(_member(META, deflated=True), text.encode("utf-8"))
         for name, array in prepared.items():
             info = _member(name + ".npy", deflated=array.dtype.kind != "f")

@@ -1,0 +1,117 @@
+"""Files replaced together: a model and its log (`arcwise.io.atomic.AtomicFiles`)."""
+
+import os
+import random
+import signal
+import threading
+import time
+
+import pytest
+
+from arcwise.core import interrupts
+from arcwise.core.errors import ArcwiseError
+from arcwise.io import atomic
+from arcwise.io.atomic import AtomicFiles
+
+
+def write_pair(model, log, text, between=lambda: None):
+    with AtomicFiles() as files:
+        with files.write(model) as f:
+            f.write(text)
+        between()
+        with files.write(log) as f:
+            f.write(text)
+
+
+@pytest.fixture
+def old_pair(tmp_path):
+    model, log = tmp_path / "m.arcwise", tmp_path / "m.arcwise.log.json"
+    model.write_text("old")
+    log.write_text("old")
+    return model, log
+
+
+def test_a_failure_before_the_end_replaces_nothing(old_pair):
+    """A model that does not load is refused after it was written: the old pair stays,
+    and no temporary file."""
+    model, log = old_pair
+
+    def verify_fails():
+        raise ArcwiseError("does not load")
+
+    with pytest.raises(ArcwiseError):
+        write_pair(model, log, "new", between=verify_fails)
+    assert (model.read_text(), log.read_text()) == ("old", "old")
+    assert sorted(os.listdir(model.parent)) == [model.name, log.name]
+
+
+def test_the_written_file_can_be_read_before_it_is_in_place(old_pair):
+    model, log = old_pair
+    with AtomicFiles() as files:
+        with files.write(model) as f:
+            f.write("new")
+        temp = files.temp(model)
+        assert open(temp).read() == "new" and model.read_text() == "old"
+        assert files.temp(log) is None
+    assert model.read_text() == "new" and not os.path.exists(temp)
+
+
+@pytest.fixture
+def handlers_installed():
+    """SIGTERM raises `Interrupted`, as under the `arcwise` command."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are set in the main thread")
+    with interrupts.installed():
+        yield
+
+
+def test_sigterm_while_the_pair_is_renamed_is_held_until_both_are_in_place(
+        old_pair, handlers_installed, monkeypatch):
+    model, log = old_pair
+    replace = os.replace
+
+    def replace_then_sigterm(source, target):
+        replace(source, target)
+        os.kill(os.getpid(), signal.SIGTERM)  # after the model, before its log
+        time.sleep(0.05)  # time enough for a handler that is not held to run
+
+    monkeypatch.setattr(atomic.os, "replace", replace_then_sigterm)
+    with pytest.raises(interrupts.Interrupted) as caught:
+        write_pair(model, log, "new")
+    assert caught.value.signum == signal.SIGTERM
+    assert (model.read_text(), log.read_text()) == ("new", "new")
+    assert sorted(os.listdir(model.parent)) == [model.name, log.name]
+
+
+def test_sigterm_while_the_pair_is_written_leaves_the_old_pair(old_pair, handlers_installed):
+    model, log = old_pair
+
+    def sigterm():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(1)  # interrupted
+
+    with pytest.raises(interrupts.Interrupted):
+        write_pair(model, log, "new", between=sigterm)
+    assert (model.read_text(), log.read_text()) == ("old", "old")
+    assert sorted(os.listdir(model.parent)) == [model.name, log.name]
+
+
+def test_two_writers_of_the_same_pair_never_leave_halves_of_each(old_pair, monkeypatch):
+    """Two `arcwise train -o M` finishing at once: M and M.log.json come from one run."""
+    model, log = old_pair
+    replace = os.replace
+
+    def slow_replace(source, target):  # widens the moment between the two renames
+        replace(source, target)
+        time.sleep(random.random() / 200)
+
+    monkeypatch.setattr(atomic.os, "replace", slow_replace)
+    for round_ in range(20):
+        writers = [threading.Thread(target=write_pair, args=(model, log, f"{round_}-{k}"))
+                   for k in range(2)]
+        for writer in writers:
+            writer.start()
+        for writer in writers:
+            writer.join()
+        assert model.read_text() == log.read_text()
+    assert sorted(os.listdir(model.parent)) == [model.name, log.name]
