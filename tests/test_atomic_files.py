@@ -1,4 +1,5 @@
-"""Files replaced together: a model and its log (`arcwise.io.atomic.AtomicFiles`)."""
+"""Files replaced together (a model and its log), and the guard that keeps a command's -o
+off its inputs (`arcwise.io.atomic`)."""
 
 import os
 import random
@@ -11,7 +12,7 @@ import pytest
 from arcwise.core import interrupts
 from arcwise.core.errors import ArcwiseError
 from arcwise.io import atomic
-from arcwise.io.atomic import AtomicFiles
+from arcwise.io.atomic import AtomicFiles, check_output
 
 
 def write_pair(model, log, text, between=lambda: None):
@@ -115,3 +116,39 @@ def test_two_writers_of_the_same_pair_never_leave_halves_of_each(old_pair, monke
             writer.join()
         assert model.read_text() == log.read_text()
     assert sorted(os.listdir(model.parent)) == [model.name, log.name]
+
+
+def test_an_output_that_is_an_input_is_refused_by_any_name(tmp_path, monkeypatch):
+    gold = tmp_path / "gold.conllu"
+    gold.write_text("1\tw\n")
+    (tmp_path / "sub").mkdir()
+    symlink = tmp_path / "link.conllu"
+    symlink.symlink_to(gold.name)
+    hard_link = tmp_path / "hard.conllu"
+    os.link(gold, hard_link)
+    monkeypatch.chdir(tmp_path / "sub")
+    for output in [gold, "../gold.conllu", f"{tmp_path}/sub/../gold.conllu", symlink,
+                   hard_link]:
+        with pytest.raises(ArcwiseError) as caught:
+            check_output(output, ["other.conllu", gold])
+        assert str(caught.value) == (f"-o {output}: the same file as the input {gold}; "
+                                     "it would be overwritten")
+    with pytest.raises(ArcwiseError, match="^-o '': an empty path names no file$"):
+        check_output("", [gold])
+    for fine in ["-", tmp_path / "new.conllu", tmp_path / "sub"]:
+        check_output(fine, [gold, "-", None, tmp_path / "missing.conllu"])
+
+
+def test_a_folder_output_must_be_a_folder_holding_no_input(tmp_path):
+    gold = tmp_path / "report" / "gold.conllu"
+    gold.parent.mkdir()
+    gold.write_text("1\tw\n")
+    with pytest.raises(ArcwiseError, match="the folder holds the input"):
+        check_output(tmp_path / "report", [gold], folder=True)
+    with pytest.raises(ArcwiseError, match="the folder holds the input"):
+        check_output(tmp_path, [gold], folder=True)
+    with pytest.raises(ArcwiseError, match=f"^{gold}: not a directory$"):
+        check_output(gold, [], folder=True)
+    with pytest.raises(ArcwiseError, match="an empty path"):
+        check_output("", [], folder=True)
+    check_output(tmp_path / "elsewhere", [gold], folder=True)

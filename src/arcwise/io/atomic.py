@@ -9,7 +9,7 @@ standard output, which cannot be atomic.  A failing write (a full disk, a
 file size limit) is an `ArcwiseError` ``FILE: cannot write: REASON``.
 
 Files that belong together (a model and its training log) are renamed into place
-together (`AtomicFiles`).
+together (`AtomicFiles`); `check_output` refuses an output that is one of the inputs.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import os
 import secrets
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import IO, Any, Self
 
@@ -165,6 +165,44 @@ def _remove(path: str) -> None:
             os.unlink(path)
         except FileNotFoundError:
             pass
+
+
+def check_output(output: str | os.PathLike, inputs: Iterable[str | os.PathLike | None], *,
+                 folder: bool = False) -> None:
+    """`ArcwiseError` unless `output` (a command's ``-o``) may be written without
+    destroying one of its `inputs`; one guard for every command.
+
+    Refused: an empty path; a file that is an input by any spelling, symbolic link or
+    hard link (the same device and inode, or the same resolved path).  folder=True:
+    `output` is a folder, replaced as a whole, so something there that is not a folder
+    is refused, and so is a folder holding an input.  ``-``
+    (standard output or input), None and inputs that are not there are no file.
+    """
+    out = os.fspath(output)
+    if out == "":
+        raise ArcwiseError("-o '': an empty path names no file")
+    if out == "-" and not folder:
+        return
+    if folder and os.path.exists(out) and not os.path.isdir(out):
+        raise ArcwiseError(f"{out}: not a directory")
+    resolved = os.path.realpath(out)
+    for path in inputs:
+        if path is None or os.fspath(path) in ("", "-") or not os.path.exists(path):
+            continue  # nothing there to overwrite
+        where = os.path.realpath(path)
+        if where == resolved or _same_file(out, path):
+            raise ArcwiseError(f"-o {out}: the same file as the input {os.fspath(path)}; "
+                               "it would be overwritten")
+        if folder and os.path.commonpath([resolved, where]) == resolved:
+            raise ArcwiseError(f"-o {out}: the folder holds the input {os.fspath(path)}; "
+                               "it would be replaced")
+
+
+def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    try:
+        return os.path.samestat(os.stat(a), os.stat(b))
+    except OSError:  # either is not there (or not to be seen): not the same file
+        return False
 
 
 class WriteChecked(io.FileIO):
