@@ -1,5 +1,5 @@
-"""Files replaced together (a model and its log), and the guard that keeps a command's -o
-off its inputs (`arcwise.io.atomic`)."""
+"""Files replaced together (a model and its log), folders replaced as a whole (a report), and
+the guard that keeps a command's -o off its inputs (`arcwise.io.atomic`)."""
 
 import os
 import random
@@ -12,7 +12,7 @@ import pytest
 from arcwise.core import interrupts
 from arcwise.core.errors import ArcwiseError
 from arcwise.io import atomic
-from arcwise.io.atomic import AtomicFiles, check_output
+from arcwise.io.atomic import AtomicFiles, atomic_directory, check_output
 
 
 def write_pair(model, log, text, between=lambda: None):
@@ -116,6 +116,51 @@ def test_two_writers_of_the_same_pair_never_leave_halves_of_each(old_pair, monke
             writer.join()
         assert model.read_text() == log.read_text()
     assert sorted(os.listdir(model.parent)) == [model.name, log.name]
+
+
+@pytest.fixture
+def old_report(tmp_path):
+    report = tmp_path / "report"
+    report.mkdir()
+    (report / "index.html").write_text("old")
+    (report / "a.svg").write_text("old")
+    return report
+
+
+def test_a_folder_is_replaced_as_a_whole(old_report):
+    with atomic_directory(old_report) as folder:
+        (folder / "index.html").write_text("new")
+        assert (old_report / "index.html").read_text() == "old"
+    assert sorted(os.listdir(old_report)) == ["index.html"]
+    assert (old_report / "index.html").read_text() == "new"
+    assert os.listdir(old_report.parent) == ["report"]
+
+
+def test_a_failing_folder_leaves_the_old_one(old_report):
+    with pytest.raises(ArcwiseError, match="No space left"), \
+            atomic_directory(old_report) as folder:
+        (folder / "b.svg").write_text("new")
+        raise ArcwiseError("report/index.html: cannot write: No space left on device")
+    assert sorted(os.listdir(old_report)) == ["a.svg", "index.html"]
+    assert (old_report / "index.html").read_text() == "old"
+    assert os.listdir(old_report.parent) == ["report"]
+
+
+def test_a_new_folder_and_its_parents_are_made(tmp_path):
+    with atomic_directory(tmp_path / "a" / "report") as folder:
+        (folder / "index.html").write_text("new")
+    assert (tmp_path / "a" / "report" / "index.html").read_text() == "new"
+
+
+def test_a_file_is_not_a_folder(tmp_path):
+    file = tmp_path / "report"
+    file.write_text("mine")
+    with pytest.raises(ArcwiseError, match=f"^{file}: not a directory$"), \
+            atomic_directory(file):
+        pass
+    with pytest.raises(ArcwiseError, match=f"^{file}: not a directory$"):
+        atomic.made_folder(file)
+    assert file.read_text() == "mine" and os.listdir(tmp_path) == ["report"]
 
 
 def test_an_output_that_is_an_input_is_refused_by_any_name(tmp_path, monkeypatch):

@@ -99,3 +99,17 @@ def test_a_report_folder_that_is_a_file_is_not_a_directory(command, files, tmp_p
     code, _, err = run([*arguments, "-o", report], capsys, monkeypatch)
     refused(code, err, f"{report}: not a directory")
     assert report.read_text() == "mine"
+
+
+def test_a_report_folder_holding_an_input_or_other_files_is_refused(files, tmp_path, capsys,
+                                                                     monkeypatch):
+    gold, system, _ = files
+    code, _, err = run(["analyze", gold, system, "-o", tmp_path], capsys, monkeypatch)
+    refused(code, err, f"-o {tmp_path}: the folder holds the input {gold}; it would be replaced")
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "todo.txt").write_text("mine")
+    code, _, err = run(["analyze", gold, system, "-o", folder], capsys, monkeypatch)
+    refused(code, err, f"{folder}: not an earlier report (it holds todo.txt); a report "
+                       "replaces its folder: give a new one")
+    assert os.listdir(folder) == ["todo.txt"]

@@ -50,7 +50,8 @@ def register(app: typer.Typer) -> None:
         pronoun_det: bool = typer.Option(False, "--pronoun-det",
                                          help="Count DET among pronouns in the PoS classes."),
         output: str = typer.Option(None, "-o", "--output", help="Report directory: index.html, "
-                                   "figures (SVG, PNG) and analysis.json."),
+                                   "figures (SVG, PNG) and analysis.json; an earlier report "
+                                   "there is replaced once the new one is complete."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object, no tables."),
     ) -> None:
         """Accuracy, precision and recall of each system by sentence length, arc length, distance
@@ -58,13 +59,14 @@ def register(app: typer.Typer) -> None:
         §4), with a stratified-shuffling p-value for every bin and pair of systems; transition
         analyses for outputs of `arcwise parse --trace`."""
         from arcwise.analysis.analyze import analyze
-        from arcwise.analysis.report import write_report
+        from arcwise.analysis.report import check_replaceable, write_report
         from arcwise.io.atomic import check_output
 
         gold_files, system_files, default_names = _inputs(files or [], gold, sys_files or [])
         if output is not None:
             check_output(output, [*gold_files, *(f for fs in system_files for f in fs)],
                          folder=True)
+            check_replaceable(output)
         system_names = names.split(",") if names else default_names
         if len(system_names) != len(system_files):
             raise ArcwiseError(f"--names gives {len(system_names)} name(s) for "

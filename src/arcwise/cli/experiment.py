@@ -59,7 +59,7 @@ def register(app: typer.Typer) -> None:
         from arcwise.experiments import report
         from arcwise.experiments.cells import selection
         from arcwise.experiments.run import run_grid
-        from arcwise.io.atomic import atomic_write, check_output
+        from arcwise.io.atomic import atomic_write, check_output, made_folder
 
         if output is not None:  # cells are written into the folder, which holds no input
             check_output(output, [], folder=True)
@@ -120,11 +120,7 @@ def register(app: typer.Typer) -> None:
                 console.print(overview.rich())
             for contrast in contrasts:
                 console.print(contrast.rich())
-        path = results_dir / f"{grid.name}.md"
-        try:
-            results_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ArcwiseError(f"{results_dir}: cannot create: {error.strerror}") from None
+        path = made_folder(results_dir) / f"{grid.name}.md"
         with atomic_write(path) as out:
             out.write(report.markdown(grid, outcome.results, total, command, computed=sections))
         err.print(f"wrote {path} ({len(outcome.results)} of {total} cells, "

@@ -9,7 +9,8 @@ standard output, which cannot be atomic.  A failing write (a full disk, a
 file size limit) is an `ArcwiseError` ``FILE: cannot write: REASON``.
 
 Files that belong together (a model and its training log) are renamed into place
-together (`AtomicFiles`); `check_output` refuses an output that is one of the inputs.
+together (`AtomicFiles`), a folder of files (a report) as a whole
+(`atomic_directory`); `check_output` refuses an output that is one of the inputs.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ import fcntl
 import io
 import os
 import secrets
+import shutil
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
+from pathlib import Path
 from typing import IO, Any, Self
 
 from arcwise.core.errors import ArcwiseError
@@ -167,6 +170,59 @@ def _remove(path: str) -> None:
             pass
 
 
+@contextmanager
+def atomic_directory(path: str | os.PathLike) -> Iterator[Path]:
+    """A new hidden folder beside `path` to fill within the block (a report's files).
+
+    When the block ends without an exception the folder takes the place of `path` (a
+    symbolic link resolved): a folder already there is renamed aside, the new one
+    renamed into place, both with signals held and under a lock on the parent folder,
+    and the old one is removed -- whatever it held, so check it first.  On any
+    exception the new folder is removed and `path` is left as it was.  Something at
+    `path` that is not a folder is an `ArcwiseError` ``PATH: not a directory``.
+    """
+    target = os.fspath(path)
+    resolved = os.path.realpath(target)
+    kind = _kind(resolved)
+    if kind is not None and not stat.S_ISDIR(kind):
+        raise ArcwiseError(f"{target}: not a directory")
+    parent = os.path.dirname(resolved)
+    made_folder(parent)
+    temp, _ = _hidden(resolved, ".tmp", target, os.mkdir)
+    try:
+        if kind is not None:
+            os.chmod(temp, stat.S_IMODE(kind))
+        yield Path(temp)
+        with _locked([parent]), blocked():
+            old = _hidden(resolved, ".old", target)[0] if os.path.isdir(resolved) else None
+            if old is not None:
+                os.rename(resolved, old)
+            try:
+                os.rename(temp, resolved)
+            except OSError as error:
+                if old is not None:
+                    os.rename(old, resolved)
+                raise cannot_write(target, error) from None
+    except BaseException:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def made_folder(path: str | os.PathLike) -> Path:
+    """`path` as a folder to write into, created with its parents if need be; an
+    `ArcwiseError` (``PATH: not a directory``) where something else is there."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except FileExistsError:
+        raise ArcwiseError(f"{os.fspath(path)}: not a directory") from None
+    except OSError as error:
+        raise ArcwiseError(f"{os.fspath(path)}: cannot create: {error.strerror or error}") \
+            from None
+    return Path(path)
+
+
 def check_output(output: str | os.PathLike, inputs: Iterable[str | os.PathLike | None], *,
                  folder: bool = False) -> None:
     """`ArcwiseError` unless `output` (a command's ``-o``) may be written without
@@ -174,8 +230,8 @@ def check_output(output: str | os.PathLike, inputs: Iterable[str | os.PathLike |
 
     Refused: an empty path; a file that is an input by any spelling, symbolic link or
     hard link (the same device and inode, or the same resolved path).  folder=True:
-    `output` is a folder, replaced as a whole, so something there that is not a folder
-    is refused, and so is a folder holding an input.  ``-``
+    `output` is a folder, replaced as a whole (`atomic_directory`), so something there
+    that is not a folder is refused, and so is a folder holding an input.  ``-``
     (standard output or input), None and inputs that are not there are no file.
     """
     out = os.fspath(output)
