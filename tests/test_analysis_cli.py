@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import resource
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -94,6 +97,34 @@ def test_human_output_has_a_table_per_factor():
         assert f"{factor}:" in run.stdout
     assert "UAS" in run.stdout
     assert "label confusions" in run.stdout
+
+
+def small_file_limit():
+    """In the child: files may not grow past 200 KB (the figures fit, index.html, written
+    last, does not), and going past is an error, not a signal."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+
+
+def test_a_report_is_replaced_whole_or_not_at_all(tmp_path):
+    """Rewriting a report on a nearly full disk: the old report stays as it was, with no
+    new file among its own; once the disk has room, the new one replaces it whole."""
+    out = tmp_path / "report"
+    args = ["analyze", DATA / "gold.conllu", DATA / "b.conllu", "--samples", "0", "-o", out]
+    assert arcwise(*args).returncode == 0
+    old = {name: (out / name).read_bytes() for name in os.listdir(out)}
+    assert "index.html" in old
+    failed = subprocess.run([sys.executable, "-m", "arcwise", *map(str, args), "--unlabeled"],
+                            capture_output=True, text=True, cwd=ROOT,
+                            preexec_fn=small_file_limit)
+    assert failed.returncode == 2 and "Traceback" not in failed.stderr
+    assert failed.stderr == f"arcwise: {out}/index.html: cannot write: File too large\n"
+    assert {name: (out / name).read_bytes() for name in os.listdir(out)} == old
+    assert os.listdir(tmp_path) == ["report"]  # no temporary folder left
+    assert arcwise(*args, "--unlabeled").returncode == 0
+    new = {name: (out / name).read_bytes() for name in os.listdir(out)}
+    assert new.keys() == old.keys() and new["index.html"] != old["index.html"]
+    assert b"unlabeled" in new["index.html"] and os.listdir(tmp_path) == ["report"]
 
 
 @pytest.mark.parametrize("args, message", [

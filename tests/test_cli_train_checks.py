@@ -1,10 +1,13 @@
 """`arcwise train` checks its options, data and output before training, and its model after."""
 
 import itertools
+import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -172,6 +175,67 @@ def test_a_saved_model_that_does_not_load_is_removed(small_train, tmp_path, caps
     assert re.fullmatch(r"arcwise: the trained model does not load, not kept \(.*simulated\)\)",
                         err.splitlines()[-1])
     assert os.listdir(tmp_path) == []
+
+
+def test_a_model_that_does_not_load_never_removes_the_one_in_place(small_train, tmp_path,
+                                                                   capsys, monkeypatch):
+    model, log = tmp_path / "m.arcwise", tmp_path / "m.arcwise.log.json"
+    model.write_bytes(b"the model of an earlier run")
+    log.write_text("its log")
+
+    def broken(path):
+        raise ArcwiseError(f"{path}: corrupt model file (simulated)")
+
+    monkeypatch.setattr(arcwise, "load", broken)
+    code, _, err = run(["train", "-s", "arc-eager", "--train", small_train, "-o", model,
+                        "--epochs", "1"], capsys, monkeypatch)
+    assert code == 2 and err.splitlines()[-1] == (
+        f"arcwise: the trained model does not load, not kept ({model}: corrupt model file "
+        "(simulated))")
+    assert model.read_bytes() == b"the model of an earlier run" and log.read_text() == "its log"
+    assert sorted(os.listdir(tmp_path)) == [model.name, log.name]
+
+
+@pytest.mark.parametrize("moment", ["verifying", "renaming"])
+def test_sigterm_during_the_save_leaves_a_model_and_its_own_log(small_train, tmp_path, moment,
+                                                                capsys, monkeypatch):
+    """SIGTERM while the new model is checked: the earlier pair stays; while the pair is
+    renamed into place: held until both are, then the run stops as interrupted."""
+    from arcwise.io import atomic
+
+    model, log = tmp_path / "m.arcwise", tmp_path / "m.arcwise.log.json"
+    model.write_bytes(b"the model of an earlier run")
+    log.write_text("its log")
+    load, replace = arcwise.load, os.replace
+
+    def sigterm():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.5)  # a handler that is not held runs now
+
+    def load_then_sigterm(path):
+        load(path)
+        sigterm()
+
+    def replace_then_sigterm(source, target):  # after the first of the pair
+        replace(source, target)
+        sigterm()
+
+    if moment == "verifying":
+        monkeypatch.setattr(arcwise, "load", load_then_sigterm)
+    else:
+        monkeypatch.setattr(atomic.os, "replace", replace_then_sigterm)
+    code, _, err = run(["train", "-s", "arc-eager", "--train", small_train, "-o", model,
+                        "--epochs", "1"], capsys, monkeypatch)
+    assert code == 128 + signal.SIGTERM
+    assert err.splitlines()[-1] == "arcwise: interrupted by SIGTERM"
+    assert sorted(os.listdir(tmp_path)) == [model.name, log.name]
+    if moment == "verifying":
+        assert model.read_bytes() == b"the model of an earlier run"
+        assert log.read_text() == "its log"
+    else:
+        monkeypatch.undo()
+        assert json.loads(log.read_text())["sentences"] == 30
+        arcwise.load(model)
 
 
 def test_progress_lines_are_whole_when_stderr_is_not_a_terminal(small_train, tmp_path):

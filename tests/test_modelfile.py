@@ -1,8 +1,13 @@
 """Model files: exact round trips, identical bytes, and one-line errors for every bad file."""
 
+import collections
+import contextlib
 import io
+import itertools
 import json
 import os
+import shutil
+import threading
 import zipfile
 from pathlib import Path
 
@@ -11,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import arcwise
 from arcwise.core.errors import ArcwiseError
 from arcwise.learn import perceptron as pc
 from arcwise.models import modelfile
@@ -124,6 +130,63 @@ def test_identical_inputs_give_identical_bytes(tmp_path, model_path):
     os.utime(again, (0, 0))
     modelfile.save(again, arrays(), {**META, "scores": {}})
     assert again.read_bytes() != model_path.read_bytes()
+
+
+@contextlib.contextmanager
+def swapped(target, *files):
+    """Within the block a thread renames a copy of each of `files` in turn over `target`,
+    as `arcwise train -o TARGET` replaces a model."""
+    shutil.copyfile(files[0], target)
+    stop = threading.Event()
+
+    def swap():
+        for k in itertools.count():
+            if stop.is_set():
+                return
+            copy = target.with_name(f".copy{k}")
+            shutil.copyfile(files[k % len(files)], copy)
+            os.replace(copy, target)
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        swapper.join()
+
+
+@pytest.mark.parametrize("mapped", [False, True])
+def test_a_load_while_the_file_is_replaced_reads_one_whole_file(tmp_path, mapped):
+    """A load while another process renames a new model over the file reads the old model
+    or the new one, never the zip directory of one and the arrays of the other."""
+    small, large = tmp_path / "small.arcwise", tmp_path / "large.arcwise"
+    modelfile.save(small, arrays(), {**META, "scores": {"which": "small"}})
+    bigger = {**arrays(), "transition_weights": np.ones((4096, 4), np.float32)}
+    modelfile.save(large, bigger, {**META, "scores": {"which": "large"}})
+    seen = collections.Counter()
+    with swapped(tmp_path / "model.arcwise", small, large):
+        for _ in range(400):
+            loaded, meta = modelfile.load(tmp_path / "model.arcwise", mapped=mapped)
+            which = meta["scores"]["which"]
+            expected = bigger if which == "large" else arrays()
+            assert all(loaded[n].tobytes() == a.tobytes() for n, a in expected.items()), which
+            seen[which] += 1
+    assert seen["small"] and seen["large"], seen
+
+
+def test_arcwise_load_while_the_file_is_replaced_by_another_kind_of_model(tmp_path):
+    """arcwise.load finds the kind of model and reads it from the same open file."""
+    from tests.tiny_model import tiny_parser, tiny_pipeline
+
+    parser, pipeline = tmp_path / "parser.arcwise", tmp_path / "pipeline.arcwise"
+    tiny_parser().save(parser)
+    tiny_pipeline().save(pipeline)
+    seen = collections.Counter()
+    with swapped(tmp_path / "model.arcwise", parser, pipeline):
+        for _ in range(100):
+            seen[tuple(arcwise.load(tmp_path / "model.arcwise").components)] += 1
+    assert len(seen) == 2, seen
 
 
 def test_numpy_reads_the_file_without_pickle(model_path):

@@ -3,7 +3,10 @@
 `write_report(analysis, directory)` writes `index.html` (every figure as
 inline SVG, every table, the command, the input files' SHA-256 and the
 arcwise version), each figure as `<factor>.svg` and `<factor>.png`, and
-`analysis.json` (the same object as `arcwise analyze --json`).
+`analysis.json` (the same object as `arcwise analyze --json`).  The folder is
+written as a whole (`arcwise.io.atomic.atomic_directory`): an earlier report
+there is replaced once the new one is complete, and stays as it was if
+writing fails.
 
 A figure looks like the 2011 paper's: one line per system, the bins on x,
 accuracy (or precision, and recall beside it) on y.  A marker is filled
@@ -19,6 +22,7 @@ import html
 import io
 import json
 import os
+import re
 from itertools import combinations
 from pathlib import Path
 
@@ -26,8 +30,9 @@ import numpy as np
 
 from arcwise.analysis.analyze import Analysis
 from arcwise.analysis.factors import METRIC_COUNTS, FactorResult
+from arcwise.core.errors import ArcwiseError
 from arcwise.core.extras import required
-from arcwise.io.atomic import atomic_write
+from arcwise.io.atomic import atomic_directory, cannot_write
 
 SIGNIFICANT = 0.05
 _MARKERS = "osD^vP*Xh<>p"
@@ -114,39 +119,59 @@ def figure_files(result: FactorResult) -> tuple[str, bytes]:
     return svg.getvalue(), png.getvalue()
 
 
-def write_report(analysis: Analysis, directory: str | os.PathLike) -> Path:
-    """Write index.html, <factor>.svg/.png and analysis.json into `directory`; return the page."""
-    from arcwise.core.errors import ArcwiseError
+# what a report folder holds: an existing folder holding anything else is not replaced
+REPORT_FILE = re.compile(r"index\.html|analysis\.json|[a-z0-9_]+\.(svg|png)")
 
-    required("matplotlib", "report", "the report's figures")
-    directory = Path(directory)
+
+def check_replaceable(directory: str | os.PathLike) -> None:
+    """ArcwiseError unless `directory` is new, empty or an earlier report: writing a report
+    replaces the folder as a whole."""
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        names = sorted(os.listdir(directory))
+    except (FileNotFoundError, NotADirectoryError):  # new, or refused when it is written
+        return
     except OSError as error:
-        raise ArcwiseError(f"cannot create {directory}: {error.strerror or error}") from None
+        raise ArcwiseError(f"{directory}: cannot read: {error.strerror or error}") from None
+    other = [name for name in names if not REPORT_FILE.fullmatch(name)]
+    if other:
+        raise ArcwiseError(f"{directory}: not an earlier report (it holds {other[0]}); a "
+                           "report replaces its folder: give a new one")
+
+
+def write_report(analysis: Analysis, directory: str | os.PathLike) -> Path:
+    """Write index.html, <factor>.svg/.png and analysis.json as the folder `directory`
+    (`check_replaceable`, then all at once: see the module docstring); return the page."""
+    required("matplotlib", "report", "the report's figures")
+    check_replaceable(directory)
+    directory = Path(directory)
     data = analysis.to_dict()
-    sections = []
-    for result in analysis.factors:
-        svg, png = figure_files(result)
-        name = result.factor.name
-        with atomic_write(directory / f"{name}.svg") as f:
-            f.write(svg)
-        with atomic_write(directory / f"{name}.png", "wb") as f:
-            f.write(png)
-        inline = svg[svg.index("<svg"):]
-        sections.append(f'<section id="{name}"><h2>{html.escape(result.factor.title)}</h2>\n'
-                        f'<div class="figure" data-factor="{name}">{inline}</div>\n'
-                        f'{_factor_table(result)}</section>')
-    sections.append(_confusions_section(analysis.confusions))
-    if analysis.transitions:
-        sections.append(_transitions_section(analysis.transitions, analysis.nonmonotonicity))
-    with atomic_write(directory / "analysis.json") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    page = directory / "index.html"
-    with atomic_write(page) as f:
-        f.write(_page(analysis, data, "\n".join(sections)))
-    return page
+    with atomic_directory(directory) as folder:
+
+        def write(name: str, content: str | bytes) -> None:
+            try:
+                with open(folder / name, "wb") as f:
+                    f.write(content.encode("utf-8") if isinstance(content, str) else content)
+                    f.flush()
+                    os.fsync(f.fileno())
+            except OSError as error:  # named as the report's file
+                raise cannot_write(str(directory / name), error) from None
+
+        sections = []
+        for result in analysis.factors:
+            svg, png = figure_files(result)
+            name = result.factor.name
+            write(f"{name}.svg", svg)
+            write(f"{name}.png", png)
+            inline = svg[svg.index("<svg"):]
+            sections.append(f'<section id="{name}"><h2>{html.escape(result.factor.title)}</h2>\n'
+                            f'<div class="figure" data-factor="{name}">{inline}</div>\n'
+                            f'{_factor_table(result)}</section>')
+        sections.append(_confusions_section(analysis.confusions))
+        if analysis.transitions:
+            sections.append(_transitions_section(analysis.transitions, analysis.nonmonotonicity))
+        write("analysis.json", json.dumps(data, indent=1) + "\n")
+        write("index.html", _page(analysis, data, "\n".join(sections)))
+    return directory / "index.html"
 
 
 _STYLE = """

@@ -7,7 +7,6 @@ import shlex
 import sys
 from enum import Enum
 from itertools import combinations
-from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -50,8 +49,9 @@ def register(app: typer.Typer) -> None:
                                       "(the paper's instance level) or each sentence."),
         pronoun_det: bool = typer.Option(False, "--pronoun-det",
                                          help="Count DET among pronouns in the PoS classes."),
-        output: Path = typer.Option(None, "-o", "--output", help="Report directory: index.html, "
-                                    "figures (SVG, PNG) and analysis.json."),
+        output: str = typer.Option(None, "-o", "--output", help="Report directory: index.html, "
+                                   "figures (SVG, PNG) and analysis.json; an earlier report "
+                                   "there is replaced once the new one is complete."),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object, no tables."),
     ) -> None:
         """Accuracy, precision and recall of each system by sentence length, arc length, distance
@@ -59,9 +59,14 @@ def register(app: typer.Typer) -> None:
         §4), with a stratified-shuffling p-value for every bin and pair of systems; transition
         analyses for outputs of `arcwise parse --trace`."""
         from arcwise.analysis.analyze import analyze
-        from arcwise.analysis.report import write_report
+        from arcwise.analysis.report import check_replaceable, write_report
+        from arcwise.io.atomic import check_output
 
         gold_files, system_files, default_names = _inputs(files or [], gold, sys_files or [])
+        if output is not None:
+            check_output(output, [*gold_files, *(f for fs in system_files for f in fs)],
+                         folder=True)
+            check_replaceable(output)
         system_names = names.split(",") if names else default_names
         if len(system_names) != len(system_files):
             raise ArcwiseError(f"--names gives {len(system_names)} name(s) for "

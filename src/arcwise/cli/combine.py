@@ -60,6 +60,9 @@ def register(app: typer.Typer) -> None:
         from arcwise.combination.voting import combine, estimate_upos_weights
         from arcwise.eval.metrics import evaluate
         from arcwise.io import conllu, format_of, one_root_by_default, read_treebank
+        from arcwise.io.atomic import check_output
+
+        check_output(output, [*systems, gold, dev_gold, *dev_outputs])
 
         if single_root is None:
             single_root = one_root_by_default(format_of(systems[0]) or "conllu")

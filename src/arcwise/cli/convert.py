@@ -48,6 +48,9 @@ def register(app: typer.Typer) -> None:
         code 2 and `FILE:LINE: what is wrong`, leaving no output file.
         """
         from arcwise.io import conllu, convert, format_of, read_treebank
+        from arcwise.io.atomic import check_output
+
+        check_output(output, [source])
 
         source_format = from_.value if from_ else format_of(source) or "conllu"
         target_format = to.value if to else format_of(output) or source_format

@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
             help="Train only these configurations (names or patterns like 'covington*')."),
         seeds: str | None = typer.Option(None, "--seeds", metavar="1,2",
                                          help="Train only these seeds of the grid."),
-        output: Path | None = typer.Option(None, "--output", "-o", metavar="RESULTS_DIR",
+        output: str | None = typer.Option(None, "--output", "-o", metavar="RESULTS_DIR",
                                            help="Folder of the cell results (KEY.json) and the "
                                                 "report GRID.md [default: results/GRID]."),
     ) -> None:
@@ -59,8 +59,10 @@ def register(app: typer.Typer) -> None:
         from arcwise.experiments import report
         from arcwise.experiments.cells import selection
         from arcwise.experiments.run import run_grid
-        from arcwise.io.atomic import atomic_write
+        from arcwise.io.atomic import atomic_write, check_output, made_folder
 
+        if output is not None:  # cells are written into the folder, which holds no input
+            check_output(output, [], folder=True)
         if workers is not None and dask is not None:
             raise ArcwiseError("give --workers or --dask, not both")
         grid = grids.load(grid_path, data)
@@ -77,7 +79,7 @@ def register(app: typer.Typer) -> None:
             raise ArcwiseError(f"--seeds takes integers, not {seeds!r}") from None
         select = selection(grid, split(treebanks), split(configurations), seed_list) \
             if treebanks or configurations or seeds else None
-        results_dir = output if output is not None else Path("results") / grid.name
+        results_dir = Path(output) if output is not None else Path("results") / grid.name
         err = Console(stderr=True, highlight=False, soft_wrap=True)
         command = shlex.join(["arcwise", "experiment", *sys.argv[2:]]) \
             if len(sys.argv) > 1 and sys.argv[1] == "experiment" else None
@@ -118,11 +120,7 @@ def register(app: typer.Typer) -> None:
                 console.print(overview.rich())
             for contrast in contrasts:
                 console.print(contrast.rich())
-        path = results_dir / f"{grid.name}.md"
-        try:
-            results_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ArcwiseError(f"{results_dir}: cannot create: {error.strerror}") from None
+        path = made_folder(results_dir) / f"{grid.name}.md"
         with atomic_write(path) as out:
             out.write(report.markdown(grid, outcome.results, total, command, computed=sections))
         err.print(f"wrote {path} ({len(outcome.results)} of {total} cells, "

@@ -14,8 +14,8 @@ def register(app: typer.Typer) -> None:
         name: str = typer.Option(..., "--name", "-n",
                                  help="The package's name, by which arcwise.load and -m find "
                                  "it: language code, underscore, treebank (en_ewt)."),
-        output: Path = typer.Option(Path("."), "--output", "-o",
-                                    help="Folder to write the wheel into."),
+        output: str = typer.Option(".", "--output", "-o",
+                                   help="Folder to write the wheel into."),
         version: str = typer.Option("0.1.0", "--version", help="The package's version."),
         lang: str = typer.Option(None, "--lang",
                                  help="Language code (default: NAME's first part, as en in "
@@ -44,11 +44,14 @@ def register(app: typer.Typer) -> None:
 
         from arcwise.core.errors import ArcwiseError
         from arcwise.core.extras import required
+        from arcwise.io.atomic import check_output
         from arcwise.packaging.card import package
+
+        check_output(output, [model, treebank, test])
 
         if test is not None or treebank is not None:
             required("udtools", "eval", "scoring the model for its card")
-        wheel, card = package(model, name, output, version=version, lang=lang,
+        wheel, card = package(model, name, Path(output), version=version, lang=lang,
                               treebank=treebank, test=test)
         test_scores = card["scores"].get("test")
         scored = (f"; {test_scores['file']} ({test_scores['input']}): " + ", ".join(

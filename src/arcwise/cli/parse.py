@@ -82,9 +82,12 @@ def register(app: typer.Typer) -> None:
         from arcwise.core.errors import ArcwiseError
         from arcwise.core.vocab import UnseenTagsWarning
         from arcwise.io import INPUT_FORMATS, format_of
+        from arcwise.io.atomic import check_output
+        from arcwise.models.packages import located
         from arcwise.pipeline.in_processes import InProcesses, annotator, has_tokenizer
         from arcwise.pipeline.pipeline import RAW_TEXT
 
+        check_output(output, [source, located(model)])
         if unseen_tags not in ("warn", "refuse"):
             raise ArcwiseError(f"--unseen-tags {unseen_tags}: use warn or refuse")
         if unseen_tags == "refuse":

@@ -122,16 +122,16 @@ def check_options(ctx: typer.Context, system: str, oracle: str, bound: str | Non
                                + (f" --oracle {oracle}" if TRANSITION in kinds else ""))
 
 
-def check_output(output: Path, *inputs: Path | None) -> None:
-    """Refuse, before training, an output that would overwrite an input or cannot be written."""
+def check_output(output: str, *inputs: Path | None) -> None:
+    """Refuse, before training, an output (the model or its log) that would overwrite an
+    input (`arcwise.io.atomic.check_output`) or cannot be written."""
     import os
 
-    for path in inputs:
-        if path is not None and (output.resolve() == path.resolve()
-                                 or (output.exists() and path.exists()
-                                     and os.path.samefile(output, path))):
-            raise ArcwiseError(f"-o {output}: the same file as the input {path}; "
-                               "it would be overwritten")
+    from arcwise.io.atomic import check_output as check_not_an_input
+
+    check_not_an_input(output, inputs)
+    output = Path(output)
+    check_not_an_input(log_path(output), inputs)
     folder = output.parent
     if not folder.is_dir():
         raise ArcwiseError(f"-o {output}: no such directory {folder}")
@@ -141,28 +141,34 @@ def check_output(output: Path, *inputs: Path | None) -> None:
         raise ArcwiseError(f"-o {output}: is a directory")
 
 
-def saved_and_verified(parser, output: Path) -> None:
-    """Save the model, then load it back: a model that does not load is removed, an error."""
+def log_path(output: Path) -> Path:
+    """Where the training log of the model file `output` goes: OUTPUT.log.json."""
+    return output.with_name(output.name + ".log.json")
+
+
+def saved_with_log(model, output: str | Path, log: dict, described: str = "") -> None:
+    """Save the model and its training log (OUTPUT.log.json) to temporary files, load the
+    model back, and only then rename both into place together (`AtomicFiles`: signals
+    held, so an interrupted or failed run leaves the old pair, never half of each); a
+    model that does not load is an error and replaces nothing.  Then say so on stderr:
+    "wrote OUTPUT{described} and OUTPUT.log.json"."""
     import arcwise
+    from arcwise.io.atomic import AtomicFiles
 
-    parser.save(output)
-    try:
-        arcwise.load(output)
-    except ArcwiseError as error:
-        output.unlink(missing_ok=True)
-        raise ArcwiseError(f"the trained model does not load, not kept ({error})") from None
-
-
-def saved_with_log(model, output: Path, log: dict, described: str = "") -> None:
-    """Save the model (`saved_and_verified`) and its training log beside it (OUTPUT.log.json),
-    then say so on stderr: "wrote OUTPUT{described} and OUTPUT.log.json"."""
-    from arcwise.io.atomic import atomic_write
-
-    saved_and_verified(model, output)
-    log_path = output.with_name(output.name + ".log.json")
-    with atomic_write(log_path) as out:
-        json.dump(log, out, indent=2, default=str)
-    print(f"wrote {output}{described} and {log_path}", file=sys.stderr)
+    output = Path(output)
+    with AtomicFiles() as files:
+        with files.write(output, "wb") as out:
+            model.save(out)
+        temp = files.temp(output)  # None: written to a device or FIFO, which cannot be read back
+        if temp is not None:
+            try:
+                arcwise.load(temp)
+            except ArcwiseError as error:
+                raise ArcwiseError("the trained model does not load, not kept "
+                                   f"({str(error).replace(temp, str(output))})") from None
+        with files.write(log_path(output)) as out:
+            json.dump(log, out, indent=2, default=str)
+    print(f"wrote {output}{described} and {log_path(output)}", file=sys.stderr)
 
 
 class EpochProgress:
@@ -212,7 +218,7 @@ def register(app: typer.Typer) -> None:
             help="Transition system (e.g. covington-nm, arc-eager+lba) or mst (graph-based).",
         ),
         train_path: Path = typer.Option(..., "--train", help="Training treebank (CoNLL-U/X, .gz allowed)."),
-        output: Path = typer.Option(..., "--output", "-o", help="Model file to write (atomically)."),
+        output: str = typer.Option(..., "--output", "-o", help="Model file to write (atomically)."),
         dev_path: Path = typer.Option(None, "--dev", help="Dev treebank: keep the epoch with the best LAS."),
         oracle: Oracle = typer.Option(DEFAULT_ORACLE, "--oracle", help="static or dynamic."),
         bound: str = typer.Option(None, "--bound", help="covington-nm: lower, pc-upper or upper (default)."),
@@ -372,7 +378,7 @@ def register(app: typer.Typer) -> None:
         check_options(ctx, system, oracle.value, bound, decoder, update)
         neural_options = checked_model(system, model.value, neural)
         table = feature_table(features, system, model.value, guided=guide_path is not None)
-        check_output(output, train_path, dev_path, guide_path)
+        check_output(output, train_path, dev_path, guide_path, features)
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None
         if tags is not None and tags.value == "none":
@@ -635,7 +641,7 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
     if "parser" in wanted:
         check_options(ctx, system, o["oracle"].value, o["bound"], o["decoder"], o["update"])
         table = feature_table(o["features"], system, o["model"])
-    check_output(output, train_path, dev_path)
+    check_output(output, train_path, dev_path, o["features"])
     train_sentences = list(read_treebank(train_path))
     dev = list(read_treebank(dev_path)) if dev_path else None
 

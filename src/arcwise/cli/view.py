@@ -15,7 +15,7 @@ def register(app: typer.Typer) -> None:
                                            "outputs."),
         gold: Path = typer.Option(None, "--gold", "-g",
                                   help="The gold trees of the same sentences."),
-        output: Path = typer.Option(..., "--output", "-o", help="The HTML file to write."),
+        output: str = typer.Option(..., "--output", "-o", help="The HTML file to write."),
         names: str = typer.Option(None, "--names", help="Comma-separated names of FILES "
                                   "(default: their file names)."),
     ) -> None:
@@ -30,7 +30,10 @@ def register(app: typer.Typer) -> None:
         import sys
 
         from arcwise.core.errors import ArcwiseError
+        from arcwise.io.atomic import check_output
         from arcwise.service.viewer import view_data, write_view
+
+        check_output(output, [gold, *files])
 
         systems = list(files)
         if gold is None and len(systems) > 1:  # the order before 0.1.1: FILE GOLD [OTHERS]

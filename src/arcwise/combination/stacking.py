@@ -146,8 +146,12 @@ class GuidedParser:
     @classmethod
     def load(cls, path: str | os.PathLike, mapped: bool = False) -> GuidedParser:
         """Both models from one model file; any problem with it is an `ArcwiseError`."""
-        source = os.fspath(path)
-        arrays, meta = modelfile.load(path, mapped=mapped)
+        return cls.from_saved(*modelfile.load(path, mapped=mapped), os.fspath(path))
+
+    @classmethod
+    def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any],
+                   source: str) -> GuidedParser:
+        """Both models from a model file's (arrays, metadata); `source` names it in errors."""
         guide_meta = meta.get("guide")
         if not isinstance(guide_meta, dict) or not isinstance(meta.get("stacking"), dict):
             raise ArcwiseError(f"{source}: not a guided model file (no guide)")

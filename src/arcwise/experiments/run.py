@@ -26,6 +26,7 @@ from arcwise.experiments.cells import (
     source_revision,
 )
 from arcwise.experiments.grid import Grid
+from arcwise.io.atomic import made_folder
 
 
 @dataclass(frozen=True)
@@ -80,10 +81,7 @@ def run_grid(grid: Grid, results_dir: str | Path, *, workers: int = 2, dask: Any
             raise ArcwiseError(f"the arcwise source differs from git {revision.commit[:12]} "
                                "(uncommitted changes): commit them, or pass --allow-dirty to "
                                "train cells marked dirty")
-        try:
-            results_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ArcwiseError(f"{results_dir}: cannot create: {error.strerror}") from None
+        made_folder(results_dir)
     if on_start:
         on_start(todo, sum(c.key in cached for c in cells))
     trained = []

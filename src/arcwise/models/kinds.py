@@ -98,10 +98,11 @@ def scorer_class(kind: str, source: str = "model") -> type:
 
 
 def load(path: str | os.PathLike) -> Any:
-    """The model in a model file, of whatever kind it is."""
-    from arcwise.models.modelfile import read_meta
+    """The model in a model file, of whatever kind it is (the file is read once: a file
+    renamed over it meanwhile is not half read)."""
+    from arcwise.models import modelfile
 
-    return model_class(read_meta(path), os.fspath(path)).load(path)
+    return from_saved(*modelfile.load(path), os.fspath(path))
 
 
 def from_saved(arrays: dict[str, np.ndarray], meta: dict[str, Any], source: str) -> Any:

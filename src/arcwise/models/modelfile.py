@@ -39,8 +39,9 @@ import stat
 import struct
 import zipfile
 import zlib
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, nullcontext
+from typing import IO, Any
 
 import numpy as np
 
@@ -77,9 +78,11 @@ _MAX_DEFLATE_RATIO = 1100  # deflate expands at most 1032-fold: a larger claim i
 
 
 def save(
-    path: str | os.PathLike, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]
+    path: str | os.PathLike | IO[bytes], arrays: Mapping[str, np.ndarray],
+    meta: Mapping[str, Any]
 ) -> None:
-    """Write arrays and metadata atomically to `path` (see the module docstring).
+    """Write arrays and metadata atomically to `path` (see the module docstring), or into
+    a binary file opened for writing (`arcwise.io.atomic.AtomicFiles.write`).
 
     arrays: {name: numeric array}, names matching ``[a-z][a-z0-9_]*``;
     meta: the keys of `REQUIRED_META` (and any other JSON-able keys).
@@ -113,7 +116,8 @@ def save(
     except ArcwiseError as error:
         raise ValueError(str(error)) from None
     text = json.dumps(full, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-    with atomic_write(path, "wb") as f, zipfile.ZipFile(f, "w") as zf:
+    opened = nullcontext(path) if hasattr(path, "write") else atomic_write(path, "wb")
+    with opened as f, zipfile.ZipFile(f, "w") as zf:
         zf.writestr(_member(META, deflated=True), text.encode("utf-8"))
         for name, array in prepared.items():
             info = _member(name + ".npy", deflated=array.dtype.kind != "f")
@@ -144,10 +148,10 @@ def load(
     are read all the same.
     """
     source = packages.located(path)
-    with _open(source) as zf:
+    with _opened(source) as (raw, zf):
         meta = _guarded(source, _read_meta, zf, source)
         arrays = {
-            name: _guarded(source, _read_array, zf, name, spec, source, mapped)
+            name: _guarded(source, _read_array, raw, zf, name, spec, source, mapped)
             for name, spec in meta["arrays"].items()
         }
     check_arrays(arrays, expected or {}, source)
@@ -172,25 +176,34 @@ def check_arrays(arrays: Mapping[str, np.ndarray],
 def read_meta(path: str | os.PathLike) -> dict[str, Any]:
     """Only the checked metadata of a model file (cheap: no array is read)."""
     source = packages.located(path)
-    with _open(source) as zf:
+    with _opened(source) as (_, zf):
         return _guarded(source, _read_meta, zf, source)
 
 
-def _open(source: str) -> zipfile.ZipFile:
+@contextmanager
+def _opened(source: str) -> Iterator[tuple[IO[bytes], zipfile.ZipFile]]:
+    """(file, zip) of a model file opened once: every read goes through that one file, so
+    a file renamed over `source` meanwhile (`arcwise train -o`) is not half read."""
     try:
-        kind = os.stat(source).st_mode
+        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not hang the open
     except FileNotFoundError:
         raise ArcwiseError(f"{source}: {packages.not_found(source)}") from None
     except OSError as error:
         raise ArcwiseError(f"{source}: cannot read model file: {error.strerror or error}") from None
-    if not stat.S_ISREG(kind):  # /dev/zero would be read forever, a FIFO would hang
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # /dev/zero would be read forever
+        os.close(fd)
         raise ArcwiseError(f"{source}: not an arcwise model file (not a regular file)")
-    try:
-        return zipfile.ZipFile(source)
-    except OSError as error:
-        raise ArcwiseError(f"{source}: cannot read model file: {error.strerror or error}") from None
-    except Exception:  # noqa: BLE001 -- BadZipFile, or whatever else a damaged directory raises
-        raise ArcwiseError(f"{source}: not an arcwise model file (not a zip archive)") from None
+    with os.fdopen(fd, "rb") as raw:
+        try:
+            zf = zipfile.ZipFile(raw)
+        except OSError as error:
+            raise ArcwiseError(
+                f"{source}: cannot read model file: {error.strerror or error}") from None
+        except Exception:  # noqa: BLE001 -- BadZipFile, or whatever a damaged directory raises
+            raise ArcwiseError(
+                f"{source}: not an arcwise model file (not a zip archive)") from None
+        with zf:
+            yield raw, zf
 
 
 def _guarded(source: str, read, *args):
@@ -307,16 +320,16 @@ _LABEL = re.compile(r"[^\s\x00-\x1f\x7f]{1,200}")
 
 
 def _read_array(
-    zf: zipfile.ZipFile, name: str, spec: dict, source: str, mapped: bool
+    raw: IO[bytes], zf: zipfile.ZipFile, name: str, spec: dict, source: str, mapped: bool
 ) -> np.ndarray:
     """Read NAME.npy after checking its header against the manifest entry.
 
-    Stored members are read straight from the file -- one copy, then the CRC -- or
-    mapped; deflated ones go through zipfile, which checks the CRC at their end.
+    Stored members are read straight from the model file `raw` -- one copy, then the
+    CRC -- or mapped; deflated ones go through zipfile, which checks the CRC at their end.
     """
     info = zf.getinfo(name + ".npy")
     stored = info.compress_type == zipfile.ZIP_STORED
-    with open(source, "rb") if stored else zf.open(info) as f:
+    with nullcontext(raw) if stored else zf.open(info) as f:
         start = _data_offset(f, info, source) if stored else 0
         f.seek(start)
         try:
