@@ -60,9 +60,11 @@ def from_words(words: Sequence[str], source: str = "<words>") -> Sentence:
     """An untagged, unparsed sentence of these words (every other column ``_``).
 
     Raises ArcwiseError for an empty sentence or a word that cannot be written in a
-    FORM column (empty, or holding a tab, a line end or another control character).
+    FORM column (empty, or holding a tab, a line end, another control character or a lone
+    surrogate: `arcwise.core.text.unicode_checked`).
     """
     from arcwise.core.errors import ArcwiseError
+    from arcwise.core.text import unicode_checked
 
     words = tuple(words)
     if not words:
@@ -71,6 +73,7 @@ def from_words(words: Sequence[str], source: str = "<words>") -> Sentence:
         if not isinstance(word, str) or not _FORM.fullmatch(word):
             raise ArcwiseError(f"{source}: {word!r} cannot be a word (empty, or a tab, "
                                "line end or control character in it)")
+        unicode_checked(word, f"{source}: {word!r}")
     blank = (ROOT,) + ("_",) * len(words)
     return Sentence(form=(ROOT, *words), lemma=blank, upos=blank, xpos=blank, feats=blank,
                     head=np.full(len(words) + 1, -1, dtype=np.int32), deprel=blank,
