@@ -3,6 +3,8 @@ nlp("words separated by spaces"), nlp.pipe, the same `Document` -- while the par
 parse and parse_file stay as they were (nlp.parse is the parser's); raw text that needs a
 tokenizer, and bare words to a parser trained with tags, stop with the remedy named."""
 
+import re
+
 import pytest
 
 import arcwise
@@ -71,6 +73,29 @@ def test_every_parser_class_is_a_pipeline_stage_not_a_pipeline():
     for cls in (Parser, GraphParser, GuidedParser):
         assert not issubclass(cls, Pipeline) and not hasattr(cls, "pipe")
         assert callable(getattr(cls, "parse")) and callable(getattr(cls, "parse_file"))
+
+
+def test_what_is_neither_text_nor_words_is_refused_naming_what_is_taken(untagged_tiny_model):
+    """None, a number, bytes, a dict: a TypeError that says what the pipeline takes, not
+    "'int' object is not iterable"; a set of words has no order, so it is refused, not parsed
+    in whatever order it iterates.  The parser's parse and the pipeline's pipe check the same."""
+    nlp = arcwise.load(untagged_tiny_model[0])
+    accepted = re.escape("expected a str, a list or tuple of words (one sentence)")
+    for given, why in [(None, "NoneType$"), (123, "int$"), (b"The dog", "bytes: decode them"),
+                       ({"The", "dog"}, r"set \(a set has no order\)"), ({"The": 1}, "dict$")]:
+        with pytest.raises(TypeError, match=f"^{accepted}.*, not {why}"):
+            nlp(given)
+    for words in ([b"The", b"dog"], [{"The", "dog"}], [["The"], 7]):
+        with pytest.raises(TypeError, match="^expected a sentence as a str, a list or tuple"):
+            nlp(words)
+    with pytest.raises(TypeError, match=r"not set \(a set has no order\)"):
+        nlp.parser.parse({"The", "dog"})
+    for inputs in ("The dog", b"The dog", {"The dog"}):
+        with pytest.raises(TypeError, match="^expected an iterable of inputs"):
+            list(nlp.pipe(inputs))
+    words = ["The", "dog", "barks", "."]  # any ordered collection of words is a sentence
+    expected = nlp(words).to_conllu()
+    assert nlp(tuple(words)).to_conllu() == nlp(iter(words)).to_conllu() == expected
 
 
 def test_a_lone_surrogate_is_an_arcwise_error_in_one_line(untagged_tiny_model,

@@ -13,7 +13,8 @@ through untouched.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,20 +81,41 @@ def from_words(words: Sequence[str], source: str = "<words>") -> Sentence:
                     source=source)
 
 
+ACCEPTED = ("a str, a list or tuple of words (one sentence), or a list or tuple of such "
+            "sentences or of Sentences")
+
+
 def as_sentences(given: Any) -> tuple[list[Sentence], bool]:
     """What a parser's ``parse`` accepts, as (sentences, whether one sentence was given).
 
     A Sentence; a string (one sentence, its words separated by whitespace); a
     sequence of strings (one pre-tokenized sentence); or a sequence of any of those.
+    Anything else is a TypeError saying what is accepted (`ACCEPTED`, `ordered`): None, a
+    number, bytes, a dict, and a set, whose order is not the words'.
     """
     if isinstance(given, Sentence):
         return [given], True
     if isinstance(given, str):
         return [from_words(given.split(), "<text>")], True
-    items = list(given)
+    items = list(ordered(given, ACCEPTED))
     if items and all(isinstance(item, str) for item in items):
         return [from_words(items)], True
     return [_sentence_of(item) for item in items], False
+
+
+def ordered(given: Any, accepted: str) -> Iterable[Any]:
+    """`given` if it is an ordered collection of items (a list, a tuple, an iterator); else
+    TypeError naming what is `accepted`: bytes (decode them first), a set (no order), a str
+    or a mapping (no collection of items here), what is not iterable."""
+    what = f"expected {accepted}, not {type(given).__name__}"
+    if isinstance(given, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{what}: decode them first (arcwise reads UTF-8: "
+                        "data.decode('utf-8'))")
+    if isinstance(given, AbstractSet):
+        raise TypeError(f"{what} (a set has no order)")
+    if isinstance(given, (str, Mapping)) or not isinstance(given, Iterable):
+        raise TypeError(what)
+    return given
 
 
 def _sentence_of(item: Any) -> Sentence:
@@ -103,7 +125,8 @@ def _sentence_of(item: Any) -> Sentence:
         return item
     if isinstance(item, str):
         return from_words(item.split(), "<text>")
-    return from_words(list(item))
+    return from_words(list(ordered(item, "a sentence as a str, a list or tuple of words "
+                                          "or a Sentence")))
 
 
 _FORM = re.compile(r"[^\t\n\r\x00-\x1f\x7f]+")
