@@ -1,9 +1,10 @@
-"""Text as arcwise takes it: Unicode strings.
+"""Text as arcwise takes it: Unicode strings, decoded from UTF-8 strictly.
 
 A Python str may hold a lone surrogate (half of a UTF-16 pair: a JSON ``"\\ud800"``, or
 what a lenient decoder makes of a bad byte), which is no Unicode character and which
-UTF-8 cannot encode.  `unicode_checked` refuses one where text enters (raw text, words),
-with an `InputError` at the line at fault (no line for text of one line).
+UTF-8 cannot encode.  `unicode_checked` refuses one where text enters (raw text, words, a
+request's fields); `utf8_decoded` reads bytes so that none is made.  Both raise
+`InputError` at the line at fault (no line for text of one line).
 """
 
 from __future__ import annotations
@@ -30,3 +31,12 @@ def unicode_checked(text: str, source: str) -> str:
                      f"lone surrogate U+{ord(m.group()):04X} at character {column}: half of a "
                      "UTF-16 pair, not a Unicode character")
 
+
+def utf8_decoded(data: bytes, source: str) -> str:
+    """`data` decoded from UTF-8; `InputError` at its first invalid byte, as the readers
+    of files report one (``invalid UTF-8 (byte 0xff)``)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(source, _line(data, error.start),
+                         f"invalid UTF-8 (byte 0x{data[error.start]:02x})") from None

@@ -19,10 +19,11 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, browsable at ``/docs``):
 - ``GET /``: the viewer; ``GET /v1/systems``, ``POST /v1/explore``: the oracle
   explorer (`arcwise.service.explorer`).
 
-Errors are ``{"error": "one line"}``: 400 malformed input (``line N: ...``),
-404 unknown model, 413 body over the limit, 422 a sentence over the word
-limit, raw text without a tokenizer, bare words to a parser trained with tags
-(untagged), 500 (logged, never a traceback).
+Errors are ``{"error": "one line"}``: 400 malformed input (``line N: ...``;
+a field that is not UTF-8 or holds a lone surrogate: ``FIELD: line N: ...``,
+`fields`), 404 unknown model, 413 body over the limit, 422 a sentence over the
+word limit, raw text without a tokenizer, bare words to a parser trained with
+tags (untagged), 500 (logged, never a traceback).
 Parsing runs on `models.Batcher`'s thread, reading and writing in the thread
 pool, so the event loop keeps answering while a batch is parsed.
 """
@@ -48,6 +49,7 @@ from arcwise.core.errors import ArcwiseError
 from arcwise.core.vocab import check_tagged
 from arcwise.service import explorer, formats
 from arcwise.service.errors import RequestError, TooLarge, UnknownModel, Unprocessable
+from arcwise.service.fields import json_checked, udpipe_parameters
 from arcwise.service.limits import Limits
 from arcwise.service.models import Batcher, ServedModel
 
@@ -281,6 +283,7 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
         """Parse `data` with a model (raw text is tokenized and words without tags tagged
         when the model has a tokenizer and a tagger); the output keeps the input's lines
         but the new columns (CoNLL-U), or gives each word's columns (JSON)."""
+        json_checked(request)
         model = service.model(request.model)
         count, result = await service.run(model, request.input, request.data, request.output,
                                           parse=model.parser is not None, tag=request.tag)
@@ -293,13 +296,7 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
 
     async def udpipe_process(request: Request) -> dict[str, Any]:
         """UDPipe 1's ``process`` (query string, urlencoded or multipart form)."""
-        params = dict(request.query_params)
-        if request.method == "POST":
-            form = await request.form(max_part_size=service.limits.max_request_bytes)
-            params.update({k: v for k, v in form.items() if isinstance(v, str)})
-            for k, v in form.items():
-                if not isinstance(v, str):  # an uploaded file
-                    params[k] = (await v.read()).decode("utf-8", "replace")
+        params = await udpipe_parameters(request, service.limits.max_request_bytes)
         if "data" not in params:
             raise RequestError("required argument 'data' is missing")
         model = service.model(params.get("model"))
@@ -328,6 +325,7 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
     async def explore(request: ExploreRequest) -> dict[str, Any]:
         """The configuration after `history`, with every legal transition's cost under
         each oracle (and bound), each oracle's loss and choice, the loss after each step."""
+        json_checked(request)
         return await run_in_threadpool(explorer.explore, request.system, request.heads,
                                        request.history)
 
