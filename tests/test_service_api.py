@@ -140,6 +140,10 @@ def test_errors_are_one_line_json_with_the_right_status(client, dev_text):
     streamed = client.post("/process", content=iter([b"data=", big.encode()]),
                            headers={"content-type": "application/x-www-form-urlencoded"})
     assert_error(streamed, 413)
+    endless = client.post("/v1/parse", content=b'{"data": "x"}',  # int() refuses its digits
+                          headers={"content-type": "application/json",
+                                   "content-length": "9" * 5000})
+    assert_error(endless, 413)
     assert client.get("/health").status_code == 200
 
 
@@ -311,6 +315,9 @@ def test_explorer_requests_and_their_errors(client):
                  "step 1: 'reduce' is not legal")
     assert_error(client.post("/v1/explore", json={"system": "arc-eager", "heads": [0] * 61}),
                  400, "1 to 60 words")
+    for head in (2**40, 2**70, 61, -1):  # an int too large for C is no 500
+        assert_error(client.post("/v1/explore", json={"system": "arc-eager",
+                                                      "heads": [2, 0, head]}), 422, "heads.2")
     assert json.loads(ok.text)["configuration"] == {"σ": [0, 1], "β": [2, 3, 4, 5]}
 
 

@@ -21,9 +21,10 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, browsable at ``/docs``):
 
 Errors are ``{"error": "one line"}``: 400 malformed input (``line N: ...``;
 a field that is not UTF-8 or holds a lone surrogate: ``FIELD: line N: ...``,
-`fields`), 404 unknown model, 413 body over the limit, 422 a sentence over the
-word limit, raw text without a tokenizer, bare words to a parser trained with
-tags (untagged), 500 (logged, never a traceback).
+`fields`), 404 unknown model, 413 body over the limit, 422 a field of the wrong
+type or out of its bounds, a sentence over the word limit, raw text without a
+tokenizer, bare words to a parser trained with tags (untagged), 500 (logged,
+never a traceback).
 Parsing runs on `models.Batcher`'s thread, reading and writing in the thread
 pool, so the event loop keeps answering while a batch is parsed.
 """
@@ -35,7 +36,7 @@ import contextlib
 import gc
 import logging
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -98,7 +99,8 @@ class ModelList(BaseModel):
 
 class ExploreRequest(BaseModel):
     system: str = Field(description="A transition system name, e.g. arc-eager or covington-nm.")
-    heads: list[int] = Field(description="Gold head of each word 1..n (0: the root).")
+    heads: list[Annotated[int, Field(ge=0, le=explorer.MAX_WORDS)]] = Field(
+        description="Gold head of each word 1..n (0: the root).")
     history: list[str] = Field([], description="The transitions applied so far, in order.")
 
 
@@ -125,7 +127,7 @@ class BodyLimit:
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
         too_large = TooLarge(f"request body over the limit of {self.limit:,} bytes")
-        if length is not None and length.isdigit() and int(length) > self.limit:
+        if length is not None and length.isdigit() and _over(length, self.limit):
             return await _send_error(send, too_large)
         received = 0
         started = False
@@ -149,6 +151,13 @@ class BodyLimit:
         except TooLarge as error:
             if not started:
                 await _send_error(send, error)
+
+
+def _over(digits: bytes, limit: int) -> bool:
+    """Whether a decimal number exceeds `limit`, read without `int` for a number too long
+    to be a size (int refuses over 4,300 digits)."""
+    digits = digits.lstrip(b"0")
+    return len(digits) > len(str(limit)) or int(digits or b"0") > limit
 
 
 async def _send_error(send, error: RequestError) -> None:
