@@ -3,16 +3,22 @@ nlp("words separated by spaces"), nlp.pipe, the same `Document` -- while the par
 parse and parse_file stay as they were (nlp.parse is the parser's); raw text that needs a
 tokenizer, and bare words to a parser trained with tags, stop with the remedy named."""
 
+import re
+
 import pytest
 
 import arcwise
 from arcwise.combination.stacking import GuidedParser
-from arcwise.core.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError, InputError
 from arcwise.graph.mst_parser import GraphParser
 from arcwise.pipeline.document import Document
 from arcwise.pipeline.pipeline import Pipeline, whitespace_words
 from arcwise.transition.parser import Parser
-from tests.tiny_model import tiny_model, untagged_tiny_model  # noqa: F401  (fixtures)
+from tests.tiny_model import (  # noqa: F401  (fixtures)
+    tiny_model,
+    tiny_pipeline_model,
+    untagged_tiny_model,
+)
 
 
 def test_a_parser_file_takes_text(untagged_tiny_model):
@@ -67,3 +73,47 @@ def test_every_parser_class_is_a_pipeline_stage_not_a_pipeline():
     for cls in (Parser, GraphParser, GuidedParser):
         assert not issubclass(cls, Pipeline) and not hasattr(cls, "pipe")
         assert callable(getattr(cls, "parse")) and callable(getattr(cls, "parse_file"))
+
+
+def test_what_is_neither_text_nor_words_is_refused_naming_what_is_taken(untagged_tiny_model):
+    """None, a number, bytes, a dict: a TypeError that says what the pipeline takes, not
+    "'int' object is not iterable"; a set of words has no order, so it is refused, not parsed
+    in whatever order it iterates.  The parser's parse and the pipeline's pipe check the same."""
+    nlp = arcwise.load(untagged_tiny_model[0])
+    accepted = re.escape("expected a str, a list or tuple of words (one sentence)")
+    for given, why in [(None, "NoneType$"), (123, "int$"), (b"The dog", "bytes: decode them"),
+                       ({"The", "dog"}, r"set \(a set has no order\)"), ({"The": 1}, "dict$")]:
+        with pytest.raises(TypeError, match=f"^{accepted}.*, not {why}"):
+            nlp(given)
+    for words in ([b"The", b"dog"], [{"The", "dog"}], [["The"], 7]):
+        with pytest.raises(TypeError, match="^expected a sentence as a str, a list or tuple"):
+            nlp(words)
+    with pytest.raises(TypeError, match=r"not set \(a set has no order\)"):
+        nlp.parser.parse({"The", "dog"})
+    for inputs in ("The dog", b"The dog", {"The dog"}):
+        with pytest.raises(TypeError, match="^expected an iterable of inputs"):
+            list(nlp.pipe(inputs))
+    words = ["The", "dog", "barks", "."]  # any ordered collection of words is a sentence
+    expected = nlp(words).to_conllu()
+    assert nlp(tuple(words)).to_conllu() == nlp(iter(words)).to_conllu() == expected
+
+
+def test_a_lone_surrogate_is_an_arcwise_error_in_one_line(untagged_tiny_model,
+                                                          tiny_pipeline_model):
+    """A str may hold half of a UTF-16 pair (a JSON "\\udc80"), which UTF-8 cannot encode:
+    raw text and words with one are refused where they enter, as invalid UTF-8 in a file is,
+    never a UnicodeEncodeError from the hashing of features."""
+    nlp = arcwise.load(untagged_tiny_model[0])
+    pipeline = arcwise.load(tiny_pipeline_model)  # raw text through its tokenizer
+    for model in (nlp, pipeline):
+        with pytest.raises(InputError, match=r"^<text>: lone surrogate U\+DC80 at character 7: "
+                                             "half of a UTF-16 pair") as refused:
+            model("Hello \udc80 world .")
+        assert "\n" not in str(refused.value)
+        with pytest.raises(InputError, match=r"^<text>:2: lone surrogate U\+D800 at character 1"):
+            list(model.pipe(["Hello .", "Hello world\n\ud800 ."]))
+    with pytest.raises(ArcwiseError, match=r"^<words>: 'w\\udc80': lone surrogate U\+DC80"):
+        nlp(["Hello", "w\udc80"])
+    with pytest.raises(ArcwiseError, match=r"'\\ud800': lone surrogate"):
+        nlp.parser.parse([["Hello"], ["\ud800"]])
+    assert [w.form for w in pipeline("Hello world.").words][:2] == ["Hello", "world"]

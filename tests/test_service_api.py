@@ -140,6 +140,10 @@ def test_errors_are_one_line_json_with_the_right_status(client, dev_text):
     streamed = client.post("/process", content=iter([b"data=", big.encode()]),
                            headers={"content-type": "application/x-www-form-urlencoded"})
     assert_error(streamed, 413)
+    endless = client.post("/v1/parse", content=b'{"data": "x"}',  # int() refuses its digits
+                          headers={"content-type": "application/json",
+                                   "content-length": "9" * 5000})
+    assert_error(endless, 413)
     assert client.get("/health").status_code == 200
 
 
@@ -202,6 +206,58 @@ def test_batcher_parses_waiting_jobs_together_and_isolates_failures(client):
         assert np.array_equal(h1, h2) and d1 == d2
 
 
+def post_json(client, path, body):
+    """POST `body` as JSON written by json.dumps, which escapes a lone surrogate as
+    ``\\ud800``: what a client that sends one sends."""
+    return client.post(path, content=json.dumps(body),
+                       headers={"content-type": "application/json"})
+
+
+def test_a_lone_surrogate_in_a_json_field_is_a_400_naming_it(client, dev_text):
+    """A JSON "\\ud800" is half of a UTF-16 pair, which UTF-8 cannot encode: refused naming
+    the field (and the line), in every input kind, never a 500."""
+    lines = dev_text.split("\n")
+    lines[4] = lines[4].replace("\t", "\t\ud800", 1)  # the first word of the first sentence
+    assert_error(post_json(client, "/v1/parse", {"data": "\n".join(lines)}), 400,
+                 "data: line 5: lone surrogate U+D800 at character 3")
+    for kind in ("horizontal", "vertical", "text"):
+        assert_error(post_json(client, "/v1/parse", {"data": "The \udc80 barked",
+                                                     "input": kind}), 400,
+                     "data: lone surrogate U+DC80 at character 5")
+    assert_error(post_json(client, "/v1/explore", {"system": "arc-eager+\ud800", "heads": GOLD}),
+                 400, "system: lone surrogate U+D800")
+    assert_error(post_json(client, "/v1/explore", {"system": "arc-eager", "heads": GOLD,
+                                                   "history": ["shift", "\udfff"]}),
+                 400, "history.1: lone surrogate U+DFFF")
+
+
+def test_bytes_that_are_not_utf8_are_a_400_naming_the_field_and_line(client):
+    """UDPipe's /process reads its parameters from the query string and a urlencoded or
+    multipart form: a byte that is not UTF-8 is refused as the command line refuses it, never
+    turned into U+FFFD or read as Latin-1; UTF-8 text comes through as it was sent."""
+    expected = "data: line 2: invalid UTF-8 (byte 0xff)"
+    for response in (
+            client.get("/process?data=The+dog%0Ad%FFg&input=horizontal"),
+            client.post("/process", content=b"data=The+dog%0Ad%FFg&input=horizontal",
+                        headers={"content-type": "application/x-www-form-urlencoded"}),
+            client.post("/process", files={"data": (None, b"The dog\nd\xffg"),
+                                           "input": (None, b"horizontal")}),
+            client.post("/process", data={"input": "horizontal"},
+                        files={"data": ("in.txt", b"The dog\nd\xffg")})):
+        assert_error(response, 400, expected)
+    assert_error(client.get("/process?data=x&model=en%E9"), 400,
+                 "model: invalid UTF-8 (byte 0xe9)")
+    assert_error(client.get("/process?data=x&a%0Ab=%FF"), 400,  # a name of two lines
+                 "'a\\nb': invalid UTF-8 (byte 0xff)")
+    for response in (
+            client.get("/process?data=The+d%C3%B6g&input=horizontal"),
+            client.post("/process", files={"data": (None, "The dög".encode()),
+                                           "input": (None, b"horizontal")})):
+        assert response.status_code == 200, response.text
+        assert response.json()["result"] == "1\tThe\t_\t_\t_\t_\t_\t_\t_\t_\n" \
+                                            "2\td\u00f6g\t_\t_\t_\t_\t_\t_\t_\t_\n\n"
+
+
 # ---------------------------------------------------------------- the oracle explorer
 
 GOLD = [2, 0, 2, 5, 3]  # 1 <- 2 -> 3 -> 5 -> 4, projective
@@ -259,6 +315,9 @@ def test_explorer_requests_and_their_errors(client):
                  "step 1: 'reduce' is not legal")
     assert_error(client.post("/v1/explore", json={"system": "arc-eager", "heads": [0] * 61}),
                  400, "1 to 60 words")
+    for head in (2**40, 2**70, 61, -1):  # an int too large for C is no 500
+        assert_error(client.post("/v1/explore", json={"system": "arc-eager",
+                                                      "heads": [2, 0, head]}), 422, "heads.2")
     assert json.loads(ok.text)["configuration"] == {"σ": [0, 1], "β": [2, 3, 4, 5]}
 
 

@@ -138,6 +138,28 @@ def test_view_shows_every_sentence_of_the_dev_set(module_browser, tmp_path):  # 
     assert int(count.strip("/ ")) == sum(1 for _ in conllu.read(DATA / "dev.conllu.gz"))
 
 
+def test_view_shows_words_that_look_like_html(module_browser, tmp_path):  # noqa: F811
+    """Words ``<!--`` then ``<script>`` once made the page blank: in the data's script
+    element they switched HTML into a state where its ``</script>`` did not end it."""
+    from arcwise.core.corpus import from_words
+    from arcwise.service.viewer import view_data, write_view
+
+    browser = module_browser
+    words = ["<!--", "a", "<script>", "b"]  # no "-->" or "</script>" after: they end it
+    head = np.array([-1, 0, 1, 1, 1])
+    gold = conllu.with_tree(from_words(words), head, ["_", "root", *["dep"] * 3])
+    source, page = tmp_path / "html.conllu", tmp_path / "html.html"
+    conllu.write(source, [gold])
+    write_view(page, view_data([source], ["gold"], 0))
+    browser.get(page.resolve().as_uri())
+    ready(browser)
+    assert browser.find_element(By.ID, "count").text == "/ 1"
+    drawn = arcs(browser, '.panel[data-tree="gold"]')
+    assert {d: drawn[d][:2] for d in drawn} == {d: (int(head[d]), "root" if d == 1 else "dep")
+                                              for d in range(1, 5)}
+    assert all(w in browser.find_element(By.CSS_SELECTOR, ".panel").text for w in words)
+
+
 def test_served_viewer_parses_and_steps_the_oracle_to_the_end(module_browser,  # noqa: F811
                                                                untagged_tiny_model):
     browser = module_browser

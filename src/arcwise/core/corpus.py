@@ -13,7 +13,8 @@ through untouched.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,9 +61,11 @@ def from_words(words: Sequence[str], source: str = "<words>") -> Sentence:
     """An untagged, unparsed sentence of these words (every other column ``_``).
 
     Raises ArcwiseError for an empty sentence or a word that cannot be written in a
-    FORM column (empty, or holding a tab, a line end or another control character).
+    FORM column (empty, or holding a tab, a line end, another control character or a lone
+    surrogate: `arcwise.core.text.unicode_checked`).
     """
     from arcwise.core.errors import ArcwiseError
+    from arcwise.core.text import unicode_checked
 
     words = tuple(words)
     if not words:
@@ -71,10 +74,15 @@ def from_words(words: Sequence[str], source: str = "<words>") -> Sentence:
         if not isinstance(word, str) or not _FORM.fullmatch(word):
             raise ArcwiseError(f"{source}: {word!r} cannot be a word (empty, or a tab, "
                                "line end or control character in it)")
+        unicode_checked(word, f"{source}: {word!r}")
     blank = (ROOT,) + ("_",) * len(words)
     return Sentence(form=(ROOT, *words), lemma=blank, upos=blank, xpos=blank, feats=blank,
                     head=np.full(len(words) + 1, -1, dtype=np.int32), deprel=blank,
                     source=source)
+
+
+ACCEPTED = ("a str, a list or tuple of words (one sentence), or a list or tuple of such "
+            "sentences or of Sentences")
 
 
 def as_sentences(given: Any) -> tuple[list[Sentence], bool]:
@@ -82,15 +90,32 @@ def as_sentences(given: Any) -> tuple[list[Sentence], bool]:
 
     A Sentence; a string (one sentence, its words separated by whitespace); a
     sequence of strings (one pre-tokenized sentence); or a sequence of any of those.
+    Anything else is a TypeError saying what is accepted (`ACCEPTED`, `ordered`): None, a
+    number, bytes, a dict, and a set, whose order is not the words'.
     """
     if isinstance(given, Sentence):
         return [given], True
     if isinstance(given, str):
         return [from_words(given.split(), "<text>")], True
-    items = list(given)
+    items = list(ordered(given, ACCEPTED))
     if items and all(isinstance(item, str) for item in items):
         return [from_words(items)], True
     return [_sentence_of(item) for item in items], False
+
+
+def ordered(given: Any, accepted: str) -> Iterable[Any]:
+    """`given` if it is an ordered collection of items (a list, a tuple, an iterator); else
+    TypeError naming what is `accepted`: bytes (decode them first), a set (no order), a str
+    or a mapping (no collection of items here), what is not iterable."""
+    what = f"expected {accepted}, not {type(given).__name__}"
+    if isinstance(given, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{what}: decode them first (arcwise reads UTF-8: "
+                        "data.decode('utf-8'))")
+    if isinstance(given, AbstractSet):
+        raise TypeError(f"{what} (a set has no order)")
+    if isinstance(given, (str, Mapping)) or not isinstance(given, Iterable):
+        raise TypeError(what)
+    return given
 
 
 def _sentence_of(item: Any) -> Sentence:
@@ -100,7 +125,8 @@ def _sentence_of(item: Any) -> Sentence:
         return item
     if isinstance(item, str):
         return from_words(item.split(), "<text>")
-    return from_words(list(item))
+    return from_words(list(ordered(item, "a sentence as a str, a list or tuple of words "
+                                          "or a Sentence")))
 
 
 _FORM = re.compile(r"[^\t\n\r\x00-\x1f\x7f]+")

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from arcwise.core.corpus import Sentence
 from arcwise.core.errors import InputError
+from arcwise.core.text import unicode_checked
 from arcwise.io import conllu
 
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
@@ -34,8 +35,9 @@ def composed(text: str) -> str:
 
 def text_read(text: str) -> str:
     """A string of raw text as arcwise reads it: `composed`, without a byte-order mark
-    starting it (as a file's, see `lines`)."""
-    return composed(text).removeprefix(BOM)
+    starting it (as a file's, see `lines`); a lone surrogate in it is an `InputError`
+    (`arcwise.core.text.unicode_checked`), as invalid UTF-8 is in a file."""
+    return composed(unicode_checked(text, "<text>")).removeprefix(BOM)
 
 
 def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:

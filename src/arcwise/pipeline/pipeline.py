@@ -27,7 +27,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from arcwise.core.corpus import Sentence, as_sentences
+from arcwise.core.corpus import Sentence, as_sentences, ordered
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.registry import named
 from arcwise.core.vocab import TAG_COLUMNS, untagged
@@ -203,8 +203,9 @@ class Pipeline:
         return out
 
     def __call__(self, given: Any) -> Document:
-        """The `Document` of a raw text, a list of words (one sentence), a list of word
-        lists or Sentences."""
+        """The `Document` of a raw text (a str), a list or tuple of words (one sentence), a
+        list of word lists or Sentences; anything else (None, bytes, a set of words) is a
+        TypeError (`arcwise.core.corpus.as_sentences`)."""
         return Document(self.annotate(self._sentences(given)),
                         text=given if isinstance(given, str) else None, lang=self.lang)
 
@@ -213,7 +214,7 @@ class Pipeline:
         `batch_size` inputs."""
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        inputs = iter(inputs)
+        inputs = iter(ordered(inputs, "an iterable of inputs (texts, word lists)"))
         while batch := list(itertools.islice(inputs, batch_size)):
             per_input = [self._sentences(given) for given in batch]
             done = iter(self.annotate([s for group in per_input for s in group]))

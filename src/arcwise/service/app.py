@@ -19,10 +19,12 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, browsable at ``/docs``):
 - ``GET /``: the viewer; ``GET /v1/systems``, ``POST /v1/explore``: the oracle
   explorer (`arcwise.service.explorer`).
 
-Errors are ``{"error": "one line"}``: 400 malformed input (``line N: ...``),
-404 unknown model, 413 body over the limit, 422 a sentence over the word
-limit, raw text without a tokenizer, bare words to a parser trained with tags
-(untagged), 500 (logged, never a traceback).
+Errors are ``{"error": "one line"}``: 400 malformed input (``line N: ...``;
+a field that is not UTF-8 or holds a lone surrogate: ``FIELD: line N: ...``,
+`fields`), 404 unknown model, 413 body over the limit, 422 a field of the wrong
+type or out of its bounds, a sentence over the word limit, raw text without a
+tokenizer, bare words to a parser trained with tags (untagged), 500 (logged,
+never a traceback).
 Parsing runs on `models.Batcher`'s thread, reading and writing in the thread
 pool, so the event loop keeps answering while a batch is parsed.
 """
@@ -34,7 +36,7 @@ import contextlib
 import gc
 import logging
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -48,6 +50,7 @@ from arcwise.core.errors import ArcwiseError
 from arcwise.core.vocab import check_tagged
 from arcwise.service import explorer, formats
 from arcwise.service.errors import RequestError, TooLarge, UnknownModel, Unprocessable
+from arcwise.service.fields import json_checked, udpipe_parameters
 from arcwise.service.limits import Limits
 from arcwise.service.models import Batcher, ServedModel
 
@@ -96,7 +99,8 @@ class ModelList(BaseModel):
 
 class ExploreRequest(BaseModel):
     system: str = Field(description="A transition system name, e.g. arc-eager or covington-nm.")
-    heads: list[int] = Field(description="Gold head of each word 1..n (0: the root).")
+    heads: list[Annotated[int, Field(ge=0, le=explorer.MAX_WORDS)]] = Field(
+        description="Gold head of each word 1..n (0: the root).")
     history: list[str] = Field([], description="The transitions applied so far, in order.")
 
 
@@ -123,7 +127,7 @@ class BodyLimit:
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
         too_large = TooLarge(f"request body over the limit of {self.limit:,} bytes")
-        if length is not None and length.isdigit() and int(length) > self.limit:
+        if length is not None and length.isdigit() and _over(length, self.limit):
             return await _send_error(send, too_large)
         received = 0
         started = False
@@ -147,6 +151,13 @@ class BodyLimit:
         except TooLarge as error:
             if not started:
                 await _send_error(send, error)
+
+
+def _over(digits: bytes, limit: int) -> bool:
+    """Whether a decimal number exceeds `limit`, read without `int` for a number too long
+    to be a size (int refuses over 4,300 digits)."""
+    digits = digits.lstrip(b"0")
+    return len(digits) > len(str(limit)) or int(digits or b"0") > limit
 
 
 async def _send_error(send, error: RequestError) -> None:
@@ -281,6 +292,7 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
         """Parse `data` with a model (raw text is tokenized and words without tags tagged
         when the model has a tokenizer and a tagger); the output keeps the input's lines
         but the new columns (CoNLL-U), or gives each word's columns (JSON)."""
+        json_checked(request)
         model = service.model(request.model)
         count, result = await service.run(model, request.input, request.data, request.output,
                                           parse=model.parser is not None, tag=request.tag)
@@ -293,13 +305,7 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
 
     async def udpipe_process(request: Request) -> dict[str, Any]:
         """UDPipe 1's ``process`` (query string, urlencoded or multipart form)."""
-        params = dict(request.query_params)
-        if request.method == "POST":
-            form = await request.form(max_part_size=service.limits.max_request_bytes)
-            params.update({k: v for k, v in form.items() if isinstance(v, str)})
-            for k, v in form.items():
-                if not isinstance(v, str):  # an uploaded file
-                    params[k] = (await v.read()).decode("utf-8", "replace")
+        params = await udpipe_parameters(request, service.limits.max_request_bytes)
         if "data" not in params:
             raise RequestError("required argument 'data' is missing")
         model = service.model(params.get("model"))
@@ -328,6 +334,7 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
     async def explore(request: ExploreRequest) -> dict[str, Any]:
         """The configuration after `history`, with every legal transition's cost under
         each oracle (and bound), each oracle's loss and choice, the loss after each step."""
+        json_checked(request)
         return await run_in_threadpool(explorer.explore, request.system, request.heads,
                                        request.history)
 

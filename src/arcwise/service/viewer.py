@@ -11,7 +11,6 @@ JSON the page reads: per sentence its id, text, words, tags and one
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from importlib import resources
@@ -21,6 +20,7 @@ from typing import Any
 from arcwise.core.corpus import Sentence
 from arcwise.core.errors import ArcwiseError, InputError
 from arcwise.io import read_treebank
+from arcwise.io.html import script_json
 from arcwise.service.formats import sentence_id
 
 
@@ -30,12 +30,10 @@ def _static(name: str) -> str:
 
 def page(data: dict[str, Any] | None, served: bool = False) -> str:
     """The viewer as one HTML document; data=None for the served page."""
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    payload = payload.replace("</", "<\\/")  # no "</script>" inside the data
     html = _static("viewer.html")
     for marker, text in (("/*ARCWISE_CSS*/", _static("viewer.css")),
                          ("/*ARCWISE_JS*/", _static("viewer.js").replace("</", "<\\/")),
-                         ("/*ARCWISE_DATA*/", payload)):
+                         ("/*ARCWISE_DATA*/", script_json(data))):
         html = html.replace(marker, text, 1)
     return html
 
