@@ -20,9 +20,11 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, browsable at ``/docs``):
   explorer (`arcwise.service.explorer`).
 
 Errors are ``{"error": "one line"}``: 400 malformed input (``line N: ...``),
-404 unknown model, 413 body over the limit, 422 a sentence over the word
-limit, raw text without a tokenizer, bare words to a parser trained with tags
-(untagged), 500 (logged, never a traceback).
+404 unknown model, 413 a body, or its sentences or words, over the limit, 422 a sentence over the word limit, raw text without a tokenizer,
+bare words to a parser trained with tags (untagged), 503 a request not answered
+within the time limit, 500 (logged, never a traceback).
+Each limit (`arcwise.service.limits.Limits`) is checked before the work it
+bounds, and its error names the option that raises it.
 Parsing runs on `models.Batcher`'s thread, reading and writing in the thread
 pool, so the event loop keeps answering while a batch is parsed.
 """
@@ -47,8 +49,14 @@ from arcwise import __version__
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.vocab import check_tagged
 from arcwise.service import explorer, formats
-from arcwise.service.errors import RequestError, TooLarge, UnknownModel, Unprocessable
-from arcwise.service.limits import Limits
+from arcwise.service.errors import (
+    RequestError,
+    TooLarge,
+    Unavailable,
+    UnknownModel,
+    Unprocessable,
+)
+from arcwise.service.limits import Limits, raise_with
 from arcwise.service.models import Batcher, ServedModel
 
 log = logging.getLogger("arcwise.serve")
@@ -104,7 +112,7 @@ class ErrorResponse(BaseModel):
     error: str
 
 
-ERRORS = {code: {"model": ErrorResponse} for code in (400, 404, 413, 422, 500)}
+ERRORS = {code: {"model": ErrorResponse} for code in (400, 404, 413, 422, 500, 503)}
 
 
 # ---------------------------------------------------------------- body limit
@@ -122,7 +130,8 @@ class BodyLimit:
             return await self.app(scope, receive, send)
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
-        too_large = TooLarge(f"request body over the limit of {self.limit:,} bytes")
+        too_large = TooLarge(f"request body over the limit of {self.limit:,} bytes"
+                             f"{raise_with('max_request_bytes')}")
         if length is not None and length.isdigit() and int(length) > self.limit:
             return await _send_error(send, too_large)
         received = 0
@@ -182,16 +191,20 @@ class Service:
 
     def read(self, kind: str | None, data: str, model: ServedModel, tag: bool | None = None,
              parse: bool = True) -> tuple[list, list]:
-        """(read, written): the sentences of `data`, checked against the limits, tagged (see
-        `run`), as the parser reads them and as they are written (`ServedModel.tagged`)."""
+        """(read, written): the sentences of `data`, checked against the limits (counted
+        before they are read, and again as read: raw text is only split by the tokenizer),
+        tagged (see `run`), as the parser reads them and as they are written
+        (`ServedModel.tagged`)."""
         kind = formats.kind_of(kind, data, model)
+        self.limits.check_size(formats.count(kind, data))
         sentences = formats.read(kind, data, model)
+        self.limits.check_size((1, s.n) for s in sentences)
         limit = self.limits.max_sentence_words
         for k, s in enumerate(sentences, 1):
             if s.n > limit:
                 where = f"line {s.first_line}: " if kind == "conllu" else ""
-                raise Unprocessable(f"{where}sentence {k} has {s.n} words; "
-                                    f"this server parses at most {limit}")
+                raise Unprocessable(f"{where}sentence {k} has {s.n} words; this server "
+                                    f"parses at most {limit}{raise_with('max_sentence_words')}")
         read = sentences
         if tag is not False:
             read, sentences = model.tagged(sentences, retag=bool(tag))
@@ -209,12 +222,23 @@ class Service:
                   parse: bool = True, tag: bool | None = None) -> tuple[int, Any]:
         """(sentence count, output) of `data`: tagged (tag True: always, False: never, None:
         when it has no tags; only by a model with a tagger), then parsed (parse=False:
-        not; only by a model with a parser, else 422)."""
+        not; only by a model with a parser, else 422); 503 when that takes over
+        max_request_seconds (a parse still waiting for the batching thread is dropped)."""
         if output != "json" and output not in formats.OUTPUTS:
             raise RequestError(f"unknown output format {output!r}; "
                                f"known: {', '.join([*formats.OUTPUTS, 'json'])}")
         if parse and model.parser is None:
             raise Unprocessable(f"{model.name} has no parser: leave out parser=")
+        seconds = self.limits.max_request_seconds
+        try:
+            async with asyncio.timeout(seconds):
+                return await self._run(model, kind, data, output, parse, tag)
+        except TimeoutError:
+            raise Unavailable(f"request not answered within the limit of {seconds:g} s"
+                              f"{raise_with('max_request_seconds')}") from None
+
+    async def _run(self, model: ServedModel, kind: str | None, data: str, output: str,
+                   parse: bool, tag: bool | None) -> tuple[int, Any]:
         small = len(data) <= INLINE_CHARACTERS
         read, sentences = (self.read(kind, data, model, tag, parse) if small else
                            await run_in_threadpool(self.read, kind, data, model, tag, parse))

@@ -24,3 +24,9 @@ class Unprocessable(RequestError):
 
 class TooLarge(RequestError):
     status = 413
+
+
+class Unavailable(RequestError):
+    """The server cannot answer now: the request took too long."""
+
+    status = 503
