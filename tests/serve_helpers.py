@@ -26,12 +26,15 @@ def served_app(model_path, **limits):
 
 
 @contextmanager
-def uvicorn_thread(app, timeout: float = 30):
-    """`app` under a real uvicorn on 127.0.0.1 (a free port), in a thread; yields its URL."""
+def uvicorn_server(app, timeout: float = 30, graceful_seconds: float = 10):
+    """`app` under a real uvicorn on 127.0.0.1 (a free port), in a thread; yields (server,
+    port, thread).  Setting ``server.should_exit`` starts its graceful shutdown, as SIGTERM
+    does."""
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                                           timeout_graceful_shutdown=10))
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                            timeout_graceful_shutdown=graceful_seconds)
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout
@@ -39,9 +42,16 @@ def uvicorn_thread(app, timeout: float = 30):
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield server, server.servers[0].sockets[0].getsockname()[1], thread
     finally:
         server.should_exit = True
         thread.join(timeout)
+
+
+@contextmanager
+def uvicorn_thread(app, timeout: float = 30):
+    """`app` under a real uvicorn (`uvicorn_server`); yields its URL."""
+    with uvicorn_server(app, timeout) as (_, port, _):
+        yield f"http://127.0.0.1:{port}"
+

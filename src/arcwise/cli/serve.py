@@ -45,11 +45,15 @@ def register(app: typer.Typer) -> None:
             default.max_request_seconds, "--max-request-seconds", min=0.001,
             help="A request not answered this long after its body came gets 503 (a parse "
             "still waiting for its turn is dropped)."),
+        body_seconds: float = typer.Option(
+            default.body_seconds, "--body-seconds", min=0.001,
+            help="A request body that stalls this long gets 408."),
         access_log: bool = typer.Option(
             True, "--access-log/--no-access-log", help="Log each request on stdout."),
         graceful_seconds: float = typer.Option(
             30.0, "--graceful-seconds", min=0,
-            help="On SIGTERM/SIGINT, how long requests in flight may take to finish."),
+            help="On SIGTERM/SIGINT, how long requests in flight may take to finish (then "
+            "503)."),
         device: str = typer.Option(
             "cpu", "--device",
             help="Where neural models' networks run: cpu, cuda or cuda:N (a GPU; an error "
@@ -76,7 +80,7 @@ def register(app: typer.Typer) -> None:
                         max_sentence_words=max_sentence_words,
                         max_request_sentences=max_request_sentences,
                         max_request_words=max_request_words,
-                        max_request_seconds=max_request_seconds)
+                        max_request_seconds=max_request_seconds, body_seconds=body_seconds)
         common = dict(host=host, port=port, log_level="info", access_log=access_log,
                       timeout_graceful_shutdown=graceful_seconds)
         try:

@@ -20,9 +20,10 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, browsable at ``/docs``):
   explorer (`arcwise.service.explorer`).
 
 Errors are ``{"error": "one line"}``: 400 malformed input (``line N: ...``),
-404 unknown model, 413 a body, or its sentences or words, over the limit, 422 a sentence over the word limit, raw text without a tokenizer,
+404 unknown model, 408 a body that stalls, 413 a body, or its sentences or words,
+over the limit, 422 a sentence over the word limit, raw text without a tokenizer,
 bare words to a parser trained with tags (untagged), 503 a request not answered
-within the time limit, 500 (logged, never a traceback).
+within the time limit or cut off by shutdown, 500 (logged, never a traceback).
 Each limit (`arcwise.service.limits.Limits`) is checked before the work it
 bounds, and its error names the option that raises it.
 Parsing runs on `models.Batcher`'s thread, reading and writing in the thread
@@ -49,13 +50,8 @@ from arcwise import __version__
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.vocab import check_tagged
 from arcwise.service import explorer, formats
-from arcwise.service.errors import (
-    RequestError,
-    TooLarge,
-    Unavailable,
-    UnknownModel,
-    Unprocessable,
-)
+from arcwise.service.errors import RequestError, Unavailable, UnknownModel, Unprocessable
+from arcwise.service.guard import RequestGuard
 from arcwise.service.limits import Limits, raise_with
 from arcwise.service.models import Batcher, ServedModel
 
@@ -112,55 +108,7 @@ class ErrorResponse(BaseModel):
     error: str
 
 
-ERRORS = {code: {"model": ErrorResponse} for code in (400, 404, 413, 422, 500, 503)}
-
-
-# ---------------------------------------------------------------- body limit
-
-
-class BodyLimit:
-    """ASGI middleware: a body over `limit` bytes is answered 413 before the app reads it
-    all (Content-Length over the limit, or a streamed body that grows past it)."""
-
-    def __init__(self, app, limit: int):
-        self.app, self.limit = app, limit
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        headers = dict(scope.get("headers") or [])
-        length = headers.get(b"content-length")
-        too_large = TooLarge(f"request body over the limit of {self.limit:,} bytes"
-                             f"{raise_with('max_request_bytes')}")
-        if length is not None and length.isdigit() and int(length) > self.limit:
-            return await _send_error(send, too_large)
-        received = 0
-        started = False
-
-        async def counted_receive():
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.limit:
-                    raise too_large
-            return message
-
-        async def tracked_send(message):
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counted_receive, tracked_send)
-        except TooLarge as error:
-            if not started:
-                await _send_error(send, error)
-
-
-async def _send_error(send, error: RequestError) -> None:
-    response = JSONResponse({"error": str(error)}, status_code=error.status)
-    await response({"type": "http"}, None, send)
+ERRORS = {code: {"model": ErrorResponse} for code in (400, 404, 408, 413, 422, 500, 503)}
 
 
 # ---------------------------------------------------------------- the app
@@ -370,7 +318,7 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
 
         return HTMLResponse(page(None, served=True))
 
-    app.add_middleware(BodyLimit, limit=limits.max_request_bytes)
+    app.add_middleware(RequestGuard, limits=limits)
     return app
 
 

@@ -26,7 +26,13 @@ class TooLarge(RequestError):
     status = 413
 
 
+class Stalled(RequestError):
+    """The client stopped sending its body."""
+
+    status = 408
+
+
 class Unavailable(RequestError):
-    """The server cannot answer now: the request took too long."""
+    """The server cannot answer now: shutting down, or the request took too long."""
 
     status = 503

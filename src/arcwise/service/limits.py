@@ -1,8 +1,8 @@
-"""What one request may ask of the server (``arcwise serve --max-...``, each named after
-its field).
+"""What one request may ask of the server, and how long it may take
+(``arcwise serve --max-...`` and ``--...-seconds``, each named after its field).
 
 Sizes are checked before any work: the body's bytes as it arrives
-(`arcwise.service.app.BodyLimit`), then its sentences and words, counted from the text
+(`arcwise.service.guard`), then its sentences and words, counted from the text
 without building a sentence (`check_size` of `arcwise.service.formats`' counts),
 so a request over a limit costs a scan of the text up to the limit, never a parse.
 """
@@ -22,7 +22,8 @@ class Limits:
     Sizes: a body over max_request_bytes gets 413, as does a request over
     max_request_sentences or max_request_words; a sentence over
     max_sentence_words gets 422.  Time: a request not answered within
-    max_request_seconds of its body's arrival gets 503.
+    max_request_seconds of its body's arrival gets 503; a body that stalls for
+    body_seconds gets 408.
     """
 
     max_request_bytes: int = 4 << 20
@@ -30,6 +31,7 @@ class Limits:
     max_request_sentences: int = 10_000
     max_request_words: int = 100_000
     max_request_seconds: float = 60.0
+    body_seconds: float = 20.0
 
     def check_size(self, counts: Iterable[tuple[int, int]]) -> None:
         """Raise `TooLarge` as soon as the running sum of `counts`, (sentences, words)
