@@ -27,13 +27,16 @@ def served_app(model_path, **limits):
 
 @contextmanager
 def uvicorn_server(app, timeout: float = 30, graceful_seconds: float = 10):
-    """`app` under a real uvicorn on 127.0.0.1 (a free port), in a thread; yields (server,
-    port, thread).  Setting ``server.should_exit`` starts its graceful shutdown, as SIGTERM
-    does."""
+    """`app` under a real uvicorn on 127.0.0.1 (a free port), in a thread, with the options
+    of `arcwise serve` for the app's limits; yields (server, port, thread).  Setting
+    ``server.should_exit`` starts its graceful shutdown, as SIGTERM does."""
     import uvicorn
 
+    from arcwise.service.connection import uvicorn_options
+
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                            timeout_graceful_shutdown=graceful_seconds)
+                            timeout_graceful_shutdown=graceful_seconds,
+                            **uvicorn_options(app.state.service.limits))
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

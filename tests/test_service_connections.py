@@ -1,6 +1,6 @@
 """What a connection may cost `arcwise serve` (issue #41), on a real uvicorn on loopback:
-a body that stalls or is too large, and shutdown while a request is under way.  Each
-test opens a few connections and waits seconds at most."""
+a header that never ends, a body that stalls or is too large, and shutdown while a
+request is under way.  Each test opens a few connections and waits seconds at most."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ pytest.importorskip("uvicorn", reason="the serve extra is not installed")
 
 pytestmark = pytest.mark.end_to_end
 
-BODY = 0.5  # the limit of the `quick` server, in seconds
+KEEP_ALIVE = BODY = 0.5  # the limits of the `quick` server, in seconds
 SLACK = 3.0  # a loaded machine's delay, on top of a bound, before a test fails
 MAX_BYTES = 20_000
 HEADER = (b"POST /v1/parse HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -32,8 +32,9 @@ HEADER = (b"POST /v1/parse HTTP/1.1\r\nHost: 127.0.0.1\r\n"
 
 @pytest.fixture(scope="module")
 def quick(untagged_tiny_model):  # noqa: F811
-    """A server that answers stalled bodies within half a second."""
-    app = served_app(untagged_tiny_model[0], max_request_bytes=MAX_BYTES, body_seconds=BODY)
+    """A server that closes late headers and answers stalled bodies within half a second."""
+    app = served_app(untagged_tiny_model[0], max_request_bytes=MAX_BYTES,
+                     keep_alive_seconds=KEEP_ALIVE, body_seconds=BODY)
     with uvicorn_server(app) as (_, port, _):
         yield port
 
@@ -82,6 +83,18 @@ def post(port: int, data: str) -> tuple[int, bytes]:
     result = response.status, response.read()
     conn.close()
     return result
+
+
+def test_a_connection_that_sends_no_whole_header_is_closed_within_the_bound(quick):
+    """Nothing, half a header, or a header trickled a byte every 0.1 s: each connection is
+    closed within --keep-alive-seconds (uvicorn alone kept all three open for ever)."""
+    for sent, trickle in [(b"", b""), (HEADER[:40], b""), (HEADER[:40], b"X-Pad: 1\r\n")]:
+        sock = connect(quick)
+        sock.sendall(sent)
+        seconds = seconds_until_closed(sock, KEEP_ALIVE + SLACK, trickle)
+        assert KEEP_ALIVE * 0.8 <= seconds, (sent, trickle, seconds)
+        sock.close()
+    assert post(quick, "a b")[0] == 200
 
 
 def test_a_stalled_body_gets_408_and_the_connection_is_closed(quick):

@@ -48,6 +48,10 @@ def register(app: typer.Typer) -> None:
         body_seconds: float = typer.Option(
             default.body_seconds, "--body-seconds", min=0.001,
             help="A request body that stalls this long gets 408."),
+        keep_alive_seconds: float = typer.Option(
+            default.keep_alive_seconds, "--keep-alive-seconds", min=0.001,
+            help="A connection that has not sent a whole request header this long after "
+            "opening or after its last answer is closed."),
         access_log: bool = typer.Option(
             True, "--access-log/--no-access-log", help="Log each request on stdout."),
         graceful_seconds: float = typer.Option(
@@ -72,7 +76,7 @@ def register(app: typer.Typer) -> None:
         from arcwise.service.limits import Limits
         from arcwise.service.models import load_models
 
-        uvicorn, create_app = _service_stack()
+        uvicorn, create_app, uvicorn_options = _service_stack()
         use_device(device)  # before the models are loaded
 
         logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
@@ -80,9 +84,10 @@ def register(app: typer.Typer) -> None:
                         max_sentence_words=max_sentence_words,
                         max_request_sentences=max_request_sentences,
                         max_request_words=max_request_words,
-                        max_request_seconds=max_request_seconds, body_seconds=body_seconds)
+                        max_request_seconds=max_request_seconds, body_seconds=body_seconds,
+                        keep_alive_seconds=keep_alive_seconds)
         common = dict(host=host, port=port, log_level="info", access_log=access_log,
-                      timeout_graceful_shutdown=graceful_seconds)
+                      **uvicorn_options(limits), timeout_graceful_shutdown=graceful_seconds)
         try:
             if workers > 1:
                 load_models(model)  # fail here, in one line, before any worker starts
@@ -103,17 +108,19 @@ def register(app: typer.Typer) -> None:
 
 
 def _service_stack():
-    """(uvicorn, create_app), or the one-line error naming the missing extra."""
+    """(uvicorn, create_app, uvicorn_options), or the one-line error naming the missing
+    extra."""
     try:
         import uvicorn
 
         from arcwise.service.app import create_app
+        from arcwise.service.connection import uvicorn_options
     except ImportError as error:
         from arcwise.core.errors import ArcwiseError
 
         raise ArcwiseError(f"arcwise serve needs {error.name}: pip install 'arcwise[serve]'"
                            ) from None
-    return uvicorn, create_app
+    return uvicorn, create_app, uvicorn_options
 
 
 def app_from_environment():

@@ -1,4 +1,4 @@
-"""What one request may ask of the server, and how long it may take
+"""What one request may ask of the server, and how long a connection may take
 (``arcwise serve --max-...`` and ``--...-seconds``, each named after its field).
 
 Sizes are checked before any work: the body's bytes as it arrives
@@ -23,7 +23,8 @@ class Limits:
     max_request_sentences or max_request_words; a sentence over
     max_sentence_words gets 422.  Time: a request not answered within
     max_request_seconds of its body's arrival gets 503; a body that stalls for
-    body_seconds gets 408.
+    body_seconds gets 408.  A connection that has not sent a whole request
+    header within keep_alive_seconds of opening or of its last answer is closed.
     """
 
     max_request_bytes: int = 4 << 20
@@ -32,6 +33,7 @@ class Limits:
     max_request_words: int = 100_000
     max_request_seconds: float = 60.0
     body_seconds: float = 20.0
+    keep_alive_seconds: float = 5.0
 
     def check_size(self, counts: Iterable[tuple[int, int]]) -> None:
         """Raise `TooLarge` as soon as the running sum of `counts`, (sentences, words)
