@@ -20,6 +20,7 @@ from tests.serve_helpers import served_app, uvicorn_server
 from tests.tiny_model import untagged_tiny_model  # noqa: F401 -- a fixture
 
 pytest.importorskip("uvicorn", reason="the serve extra is not installed")
+from arcwise.service.guard import SHUTDOWN_STALL_SECONDS  # noqa: E402
 
 pytestmark = pytest.mark.end_to_end
 
@@ -130,6 +131,22 @@ def test_a_client_that_waits_for_100_continue_gets_413_at_once(quick):
     status, headers, _ = answer(sock)
     assert status == 413 and headers["connection"] == "close"
     sock.close()
+
+
+def test_shutdown_answers_a_stalled_body_503_and_does_not_wait_for_it(patient_app):
+    """SIGTERM with a client stalled mid-body (uvicorn alone: a 30 s wait, then a 500)."""
+    with uvicorn_server(patient_app, graceful_seconds=60) as (server, port, thread):
+        sock = connect(port)
+        sock.sendall(HEADER + b'{"data": ')
+        assert post(port, "a b")[0] == 200  # the stalled request is under way by now
+        start = time.monotonic()
+        server.should_exit = True
+        status, _, body = answer(sock)
+        assert status == 503 and "shutting down" in body["error"]
+        thread.join(SHUTDOWN_STALL_SECONDS + SLACK)
+        assert not thread.is_alive()
+        assert time.monotonic() - start < SHUTDOWN_STALL_SECONDS + SLACK
+        sock.close()
 
 
 def test_a_request_cut_off_by_graceful_shutdown_gets_503_not_500(patient_app, monkeypatch):

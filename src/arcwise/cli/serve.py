@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
         graceful_seconds: float = typer.Option(
             30.0, "--graceful-seconds", min=0,
             help="On SIGTERM/SIGINT, how long requests in flight may take to finish (then "
-            "503)."),
+            "503); a request body that stalls meanwhile gets 503 within seconds."),
         device: str = typer.Option(
             "cpu", "--device",
             help="Where neural models' networks run: cpu, cuda or cuda:N (a GPU; an error "

@@ -6,7 +6,9 @@ connection that sends nothing, or half a header and then nothing (or a byte
 now and then), is kept open for ever.  `HTTPProtocol` closes a connection
 that has not sent a whole request header within ``timeout_keep_alive`` seconds
 of opening or of its last answer (``arcwise serve --keep-alive-seconds``), by
-uvicorn's own keep-alive handler.
+uvicorn's own keep-alive handler.  When uvicorn begins its graceful shutdown,
+it tells `arcwise.service.guard.RequestGuard` (through the lifespan state), so
+that bodies still under way do not hold the shutdown.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import asyncio
 
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+from arcwise.service.guard import DRAIN
 from arcwise.service.limits import Limits
 
 
@@ -40,6 +43,12 @@ class HTTPProtocol(AutoHTTPProtocol):  # httptools' protocol where installed, el
         if self._header_deadline is not None:
             self._header_deadline.cancel()
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        drain = self.app_state.get(DRAIN)
+        if drain is not None:
+            drain()
+        super().shutdown()
 
     def _await_header(self) -> None:
         if self._header_deadline is not None:

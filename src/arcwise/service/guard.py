@@ -7,9 +7,11 @@
   at once, as curl expects but these clients do not.  A client that waits for
   ``100 Continue`` is answered at once, having sent nothing.
 - A body that stalls (nothing for ``body_seconds``) gets 408.
-- A request that uvicorn cancels when ``--graceful-seconds`` run out gets 503
-  rather than uvicorn's 500 (the request ends there: the cancellation has done
-  its work).
+- Once shutdown begins (uvicorn calls `RequestGuard.drain` through
+  `arcwise.service.connection`), a body that stalls for `SHUTDOWN_STALL_SECONDS`
+  gets 503, and a request that uvicorn cancels when ``--graceful-seconds``
+  run out gets 503 rather than uvicorn's 500 (the request ends there: the
+  cancellation has done its work).
 
 An answer sent before the whole body was read closes the connection.
 """
@@ -22,10 +24,12 @@ import logging
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from arcwise.service.errors import RequestError, Stalled, TooLarge
+from arcwise.service.errors import RequestError, Stalled, TooLarge, Unavailable
 from arcwise.service.limits import Limits, raise_with
 
 DISCARD_BYTES = 64 << 20  # an oversized body this long is read to its end before the 413
+SHUTDOWN_STALL_SECONDS = 2.0  # once shutdown begins, how long a body may stall
+DRAIN = "arcwise.drain"  # lifespan state: RequestGuard.drain, for the HTTP protocol
 
 log = logging.getLogger("arcwise.serve")
 
@@ -41,8 +45,23 @@ class RequestGuard:
 
     def __init__(self, app, limits: Limits):
         self.app, self.limits = app, limits
+        self.draining = False
+        self.windows: set[asyncio.Timeout] = set()  # the body reads under way
+
+    def drain(self) -> None:
+        """Shutdown has begun: bodies under way have SHUTDOWN_STALL_SECONDS to go on."""
+        if self.draining:
+            return
+        self.draining = True
+        soon = asyncio.get_running_loop().time() + SHUTDOWN_STALL_SECONDS
+        for window in self.windows:
+            if window.when() is None or window.when() > soon:
+                window.reschedule(soon)
 
     async def __call__(self, scope, receive, send):
+        if scope["type"] == "lifespan" and "state" in scope:  # a server starts
+            self.draining = False
+            scope["state"][DRAIN] = self.drain
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         await _Request(self, scope, receive, send).run()
@@ -109,14 +128,24 @@ class _Request:
             self.complete = message["type"] != "http.request" or not message.get("more_body")
 
     async def next_message(self):
-        """The client's next message within body_seconds (else 408)."""
+        """The client's next message within body_seconds (408), or once shutdown has begun,
+        within SHUTDOWN_STALL_SECONDS (503)."""
+        guard = self.guard
+        seconds = SHUTDOWN_STALL_SECONDS if guard.draining else self.limits.body_seconds
+        window = asyncio.timeout(seconds)
         try:
-            async with asyncio.timeout(self.limits.body_seconds):
+            async with window:
+                guard.windows.add(window)
                 return await self._receive()
         except TimeoutError:
+            if guard.draining:
+                raise refusal(Unavailable("the server is shutting down and the request body "
+                                          "stalled: send it again")) from None
             raise refusal(Stalled(f"request body stalled: nothing received for "
                                   f"{self.limits.body_seconds:g} s"
                                   f"{raise_with('body_seconds')}")) from None
+        finally:
+            guard.windows.discard(window)
 
     async def send(self, message) -> None:
         """Send, closing the connection after an answer given before the whole body came."""
