@@ -58,3 +58,14 @@ def uvicorn_thread(app, timeout: float = 30):
     with uvicorn_server(app, timeout) as (_, port, _):
         yield f"http://127.0.0.1:{port}"
 
+
+def reset_peak_rss(pid: int | str = "self") -> None:
+    """Start a new peak of the resident memory of process `pid` (Linux: VmHWM)."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
+def rss_mib(pid: int | str = "self") -> dict[str, float]:
+    """{"VmRSS": now, "VmHWM": the peak since the start or `reset_peak_rss`}, in MiB."""
+    fields = dict(line.split(":", 1) for line in
+                  Path(f"/proc/{pid}/status").read_text().splitlines())
+    return {key: int(fields[key].split()[0]) / 1024 for key in ("VmRSS", "VmHWM")}
