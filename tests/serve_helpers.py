@@ -26,12 +26,18 @@ def served_app(model_path, **limits):
 
 
 @contextmanager
-def uvicorn_thread(app, timeout: float = 30):
-    """`app` under a real uvicorn on 127.0.0.1 (a free port), in a thread; yields its URL."""
+def uvicorn_server(app, timeout: float = 30, graceful_seconds: float = 10):
+    """`app` under a real uvicorn on 127.0.0.1 (a free port), in a thread, with the options
+    of `arcwise serve` for the app's limits; yields (server, port, thread).  Setting
+    ``server.should_exit`` starts its graceful shutdown, as SIGTERM does."""
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                                           timeout_graceful_shutdown=10))
+    from arcwise.service.connection import uvicorn_options
+
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                            timeout_graceful_shutdown=graceful_seconds,
+                            **uvicorn_options(app.state.service.limits))
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout
@@ -39,9 +45,27 @@ def uvicorn_thread(app, timeout: float = 30):
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield server, server.servers[0].sockets[0].getsockname()[1], thread
     finally:
         server.should_exit = True
         thread.join(timeout)
+
+
+@contextmanager
+def uvicorn_thread(app, timeout: float = 30):
+    """`app` under a real uvicorn (`uvicorn_server`); yields its URL."""
+    with uvicorn_server(app, timeout) as (_, port, _):
+        yield f"http://127.0.0.1:{port}"
+
+
+def reset_peak_rss(pid: int | str = "self") -> None:
+    """Start a new peak of the resident memory of process `pid` (Linux: VmHWM)."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
+def rss_mib(pid: int | str = "self") -> dict[str, float]:
+    """{"VmRSS": now, "VmHWM": the peak since the start or `reset_peak_rss`}, in MiB."""
+    fields = dict(line.split(":", 1) for line in
+                  Path(f"/proc/{pid}/status").read_text().splitlines())
+    return {key: int(fields[key].split()[0]) / 1024 for key in ("VmRSS", "VmHWM")}

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -26,6 +29,14 @@ pytestmark = pytest.mark.end_to_end
 def client(untagged_tiny_model):  # noqa: F811
     model, _ = untagged_tiny_model
     app = served_app(model, max_request_bytes=20_000, max_sentence_words=40)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def small(untagged_tiny_model):  # noqa: F811
+    """A client of a server that parses at most 20 sentences and 100 words a request."""
+    app = served_app(untagged_tiny_model[0], max_request_sentences=20, max_request_words=100)
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
 
@@ -122,7 +133,7 @@ def test_errors_are_one_line_json_with_the_right_status(client, dev_text):
     assert_error(client.post("/process", data={"data": "x", "model": "de"}), 404)
     long = " ".join(["w"] * 41)
     assert_error(client.post("/v1/parse", json={"data": long, "input": "horizontal"}), 422,
-                 "41 words", "at most 40")
+                 "41 words", "at most 40", "--max-sentence-words")
     assert_error(client.post("/process", data={"data": "A text.", "tokenizer": ""}), 422,
                  "en has no tokenizer")
     assert_error(client.post("/v1/parse", json={"data": "x", "input": "text"}), 422,
@@ -136,7 +147,8 @@ def test_errors_are_one_line_json_with_the_right_status(client, dev_text):
                              headers={"content-type": "application/json"}), 422)
     assert_error(client.get("/no/such/page"), 404)
     big = "x " * 12_000
-    assert_error(client.post("/v1/parse", json={"data": big}), 413, "20,000 bytes")
+    assert_error(client.post("/v1/parse", json={"data": big}), 413, "20,000 bytes",
+                 "--max-request-bytes")
     streamed = client.post("/process", content=iter([b"data=", big.encode()]),
                            headers={"content-type": "application/x-www-form-urlencoded"})
     assert_error(streamed, 413)
@@ -145,6 +157,62 @@ def test_errors_are_one_line_json_with_the_right_status(client, dev_text):
                                    "content-length": "9" * 5000})
     assert_error(endless, 413)
     assert client.get("/health").status_code == 200
+
+
+def test_sentences_and_words_over_the_limits_are_refused_before_they_are_read(small,
+                                                                             monkeypatch):
+    """Counted from the text up to the limit: a million one-word lines (2 MB, under the byte
+    limit) are refused after a scan of 21 lines, where they were read and parsed for a
+    minute and took gigabytes (issue #41)."""
+    reads = []
+    read = formats.read
+    monkeypatch.setattr(formats, "read", lambda *args: reads.append(args[0]) or read(*args))
+    at_the_limits = small.post("/v1/parse", json={"data": "w w w w w\n" * 20,
+                                                  "input": "horizontal"})
+    assert at_the_limits.status_code == 200 and at_the_limits.json()["sentences"] == 20
+    one_word = "1\tw\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+    over = [("w\n" * 1_000_000, "horizontal", "sentences"), ("w\n\n" * 21, "vertical", "sentences"),
+            (one_word * 21, "conllu", "sentences"), ("w " * 101, "horizontal", "words"),
+            ("w\n" * 101, "vertical", "words")]
+    for data, kind, unit in over:
+        limit = 20 if unit == "sentences" else 100
+        for response in (small.post("/v1/parse", json={"data": data, "input": kind}),
+                         small.post("/process", data={"data": data, "input": kind})):
+            assert_error(response, 413, f"limit of {limit} {unit}", f"--max-request-{unit}")
+    assert reads == ["horizontal"]
+
+
+def test_a_request_not_answered_in_time_gets_503_and_its_waiting_parse_is_dropped(
+        client, monkeypatch):
+    """--max-request-seconds: one request holds the batching thread past the limit, one
+    waits behind it; both get 503 at the limit, and the waiting one is never parsed."""
+    service = client.app.state.service
+    monkeypatch.setattr(service, "limits",
+                        dataclasses.replace(service.limits, max_request_seconds=0.5))
+    parser = parser_of(client)
+    parse, parsed, release = parser.parse, [], threading.Event()
+
+    def held(sentences, **options):
+        parsed.append([s.form[1] for s in sentences])
+        release.wait(30)
+        return parse(sentences, **options)
+
+    monkeypatch.setattr(parser, "parse", held)
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            first = pool.submit(client.post, "/v1/parse", json={"data": "first",
+                                                                "input": "horizontal"})
+            while not parsed:
+                release.wait(0.01)
+            second = pool.submit(client.post, "/v1/parse", json={"data": "second",
+                                                                 "input": "horizontal"})
+            for response in (first.result(timeout=30), second.result(timeout=30)):
+                assert_error(response, 503, "0.5 s", "--max-request-seconds")
+    finally:
+        release.set()
+    assert client.post("/v1/parse", json={"data": "third", "input": "horizontal"}
+                       ).status_code == 200
+    assert parsed == [["first"], ["third"]]
 
 
 def test_a_failing_parse_is_a_500_and_the_service_goes_on(client, monkeypatch):

@@ -127,3 +127,18 @@ def test_a_pipeline_without_a_parser_tags_and_refuses_parser(tmp_path, nlp):
         refused = c.post("/process", data={"data": TEXT, "tokenizer": "", "parser": ""})
         assert refused.status_code == 422
         assert refused.json() == {"error": "en has no parser: leave out parser="}
+
+
+def test_raw_text_over_the_sentence_limit_is_refused_before_it_is_tagged(
+        tiny_pipeline_model, nlp, monkeypatch):  # noqa: F811
+    """Only the tokenizer knows where raw text's sentences end: its sentences are counted
+    again once split, before the tagger and the parser see them."""
+    sentences = len(nlp(TEXT).sentences)
+    app = served_app(tiny_pipeline_model, max_request_sentences=sentences - 1)
+    model = app.state.service.models["en"]
+    monkeypatch.setattr(model.pipeline, "tagged", lambda *a, **k: pytest.fail("tagged"))
+    with TestClient(app, raise_server_exceptions=False) as c:
+        for response in (c.post("/v1/parse", json={"data": TEXT, "input": "text"}),
+                         c.post("/process", data={"data": TEXT, "tokenizer": "", "parser": ""})):
+            assert response.status_code == 413, response.text
+            assert "--max-request-sentences" in response.json()["error"]

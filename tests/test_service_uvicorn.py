@@ -14,6 +14,7 @@ import urllib.parse
 
 import pytest
 
+from tests.serve_helpers import reset_peak_rss, rss_mib
 from tests.tiny_model import SRC, untagged_tiny_model  # noqa: F401 -- a fixture
 
 pytestmark = pytest.mark.end_to_end
@@ -43,10 +44,18 @@ def start(*args):
     pytest.fail("arcwise serve did not start:\n" + "".join(seen))
 
 
-def request(port, method, path, form=None):
+def request(port, method, path, form=None, files=None):
+    """(status, JSON answer) of a request with a urlencoded `form`, or a multipart one
+    whose `files` are uploaded as curl's -F NAME=@FILE does."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     body = urllib.parse.urlencode(form) if form is not None else None
     headers = {"Content-Type": "application/x-www-form-urlencoded"} if form is not None else {}
+    if files is not None:
+        boundary = "arcwise-test-boundary"
+        body = b"".join(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
+                        f'filename="{name}.txt"\r\n\r\n'.encode() + data + b"\r\n"
+                        for name, data in files.items()) + f"--{boundary}--\r\n".encode()
+        headers = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
     conn.request(method, path, body=body, headers=headers)
     response = conn.getresponse()
     answer = response.status, json.loads(response.read())
@@ -96,6 +105,42 @@ def test_serve_answers_and_shuts_down_gracefully_on_sigterm(untagged_tiny_model)
     assert "stopped by SIGTERM" in out and "Traceback" not in err
     with pytest.raises(OSError):
         request(port, "GET", "/health")
+
+
+# What a request at the default limits may add to the server's peak RSS; docs/guides/
+# serve-and-view.md gives the measured figures (JSON output about 140 MiB, CoNLL-U 60).
+PEAK_MIB = {"json": 250, "conllu": 100}
+
+
+def test_a_request_at_the_default_limits_stays_within_its_memory_bound(
+        untagged_tiny_model):  # noqa: F811
+    """The server's peak RSS over one request at the limits (10,000 sentences, 100,000
+    words), and over the issue's 2 MB body of a million one-word lines: refused at once,
+    where it took 58 s and raised the server from 0.8 to 5.6 GB."""
+    from arcwise.service.limits import Limits
+
+    limits = Limits()
+    line = " ".join(["word"] * (limits.max_request_words // limits.max_request_sentences))
+    at_limits = "\n".join([line] * limits.max_request_sentences)
+    process, port, _ = start("-m", f"en={untagged_tiny_model[0]}", "--no-access-log")
+    try:
+        for output, bound in PEAK_MIB.items():
+            reset_peak_rss(process.pid)
+            before = rss_mib(process.pid)["VmRSS"]
+            status, answer = request(port, "POST", "/process", {
+                "data": at_limits, "input": "horizontal", "parser": "", "output": output})
+            assert status == 200, answer
+            assert rss_mib(process.pid)["VmHWM"] - before < bound, output
+        reset_peak_rss(process.pid)
+        before, start_time = rss_mib(process.pid)["VmRSS"], time.monotonic()
+        status, answer = request(port, "POST", "/process?input=horizontal&parser",
+                                 files={"data": b"w\n" * 1_000_000})
+        assert status == 413 and "--max-request-sentences" in answer["error"]
+        assert time.monotonic() - start_time < 10
+        assert rss_mib(process.pid)["VmHWM"] - before < 64
+    finally:
+        process.terminate()
+        process.communicate(timeout=60)
 
 
 def test_serve_refuses_a_bad_model_in_one_line(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
@@ -14,7 +15,9 @@ LOG_FORMAT = "%(levelname)s: %(message)s"
 
 
 def register(app: typer.Typer) -> None:
-    from arcwise.service.limits import MAX_REQUEST_BYTES, MAX_SENTENCE_WORDS
+    from arcwise.service.limits import Limits
+
+    default = Limits()
 
     @app.command("serve")
     def serve_command(
@@ -27,16 +30,34 @@ def register(app: typer.Typer) -> None:
             1, "--workers", min=1,
             help="Server processes (each loads the models); 1 keeps one process."),
         max_request_bytes: int = typer.Option(
-            MAX_REQUEST_BYTES, "--max-request-bytes", min=1,
+            default.max_request_bytes, "--max-request-bytes", min=1,
             help="Larger request bodies are refused (413)."),
+        max_request_sentences: int = typer.Option(
+            default.max_request_sentences, "--max-request-sentences", min=1,
+            help="Requests with more sentences are refused (413), counted before parsing."),
+        max_request_words: int = typer.Option(
+            default.max_request_words, "--max-request-words", min=1,
+            help="Requests with more words are refused (413), counted before parsing."),
         max_sentence_words: int = typer.Option(
-            MAX_SENTENCE_WORDS, "--max-sentence-words", min=1,
+            default.max_sentence_words, "--max-sentence-words", min=1,
             help="Requests with a longer sentence are refused (422)."),
+        max_request_seconds: float = typer.Option(
+            default.max_request_seconds, "--max-request-seconds", min=0.001,
+            help="A request not answered this long after its body came gets 503 (a parse "
+            "still waiting for its turn is dropped)."),
+        body_seconds: float = typer.Option(
+            default.body_seconds, "--body-seconds", min=0.001,
+            help="A request body that stalls this long gets 408."),
+        keep_alive_seconds: float = typer.Option(
+            default.keep_alive_seconds, "--keep-alive-seconds", min=0.001,
+            help="A connection that has not sent a whole request header this long after "
+            "opening or after its last answer is closed."),
         access_log: bool = typer.Option(
             True, "--access-log/--no-access-log", help="Log each request on stdout."),
         graceful_seconds: float = typer.Option(
             30.0, "--graceful-seconds", min=0,
-            help="On SIGTERM/SIGINT, how long requests in flight may take to finish."),
+            help="On SIGTERM/SIGINT, how long requests in flight may take to finish (then "
+            "503); a request body that stalls meanwhile gets 503 within seconds."),
         device: str = typer.Option(
             "cpu", "--device",
             help="Where neural models' networks run: cpu, cuda or cuda:N (a GPU; an error "
@@ -55,19 +76,23 @@ def register(app: typer.Typer) -> None:
         from arcwise.service.limits import Limits
         from arcwise.service.models import load_models
 
-        uvicorn, create_app = _service_stack()
+        uvicorn, create_app, uvicorn_options = _service_stack()
         use_device(device)  # before the models are loaded
 
         logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
-        limits = Limits(max_request_bytes, max_sentence_words)
+        limits = Limits(max_request_bytes=max_request_bytes,
+                        max_sentence_words=max_sentence_words,
+                        max_request_sentences=max_request_sentences,
+                        max_request_words=max_request_words,
+                        max_request_seconds=max_request_seconds, body_seconds=body_seconds,
+                        keep_alive_seconds=keep_alive_seconds)
         common = dict(host=host, port=port, log_level="info", access_log=access_log,
-                      timeout_graceful_shutdown=graceful_seconds)
+                      **uvicorn_options(limits), timeout_graceful_shutdown=graceful_seconds)
         try:
             if workers > 1:
                 load_models(model)  # fail here, in one line, before any worker starts
                 os.environ[CONFIG_VARIABLE] = json.dumps(
-                    {"models": model, "limits": [max_request_bytes, max_sentence_words],
-                     "device": device})
+                    {"models": model, "limits": dataclasses.asdict(limits), "device": device})
                 uvicorn.run("arcwise.cli.serve:app_from_environment", factory=True,
                             workers=workers, timeout_worker_healthcheck=WORKER_PING_SECONDS,
                             **common)
@@ -83,17 +108,19 @@ def register(app: typer.Typer) -> None:
 
 
 def _service_stack():
-    """(uvicorn, create_app), or the one-line error naming the missing extra."""
+    """(uvicorn, create_app, uvicorn_options), or the one-line error naming the missing
+    extra."""
     try:
         import uvicorn
 
         from arcwise.service.app import create_app
+        from arcwise.service.connection import uvicorn_options
     except ImportError as error:
         from arcwise.core.errors import ArcwiseError
 
         raise ArcwiseError(f"arcwise serve needs {error.name}: pip install 'arcwise[serve]'"
                            ) from None
-    return uvicorn, create_app
+    return uvicorn, create_app, uvicorn_options
 
 
 def app_from_environment():
@@ -109,4 +136,4 @@ def app_from_environment():
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     config = json.loads(os.environ[CONFIG_VARIABLE])
     use_device(config.get("device", "cpu"))
-    return create_app(load_models(config["models"]), Limits(*config["limits"]))
+    return create_app(load_models(config["models"]), Limits(**config["limits"]))

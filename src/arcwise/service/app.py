@@ -21,10 +21,13 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, browsable at ``/docs``):
 
 Errors are ``{"error": "one line"}``: 400 malformed input (``line N: ...``;
 a field that is not UTF-8 or holds a lone surrogate: ``FIELD: line N: ...``,
-`fields`), 404 unknown model, 413 body over the limit, 422 a field of the wrong
-type or out of its bounds, a sentence over the word limit, raw text without a
-tokenizer, bare words to a parser trained with tags (untagged), 500 (logged,
-never a traceback).
+`fields`), 404 unknown model, 408 a body that stalls, 413 a body, or its
+sentences or words, over the limit, 422 a field of the wrong type or out of its
+bounds, a sentence over the word limit, raw text without a tokenizer, bare words
+to a parser trained with tags (untagged), 503 a request not answered within the
+time limit or cut off by shutdown, 500 (logged, never a traceback).  Each limit
+(`arcwise.service.limits.Limits`) is checked before the work it bounds, and its
+error names the option that raises it.
 Parsing runs on `models.Batcher`'s thread, reading and writing in the thread
 pool, so the event loop keeps answering while a batch is parsed.
 """
@@ -49,9 +52,10 @@ from arcwise import __version__
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.vocab import check_tagged
 from arcwise.service import explorer, formats
-from arcwise.service.errors import RequestError, TooLarge, UnknownModel, Unprocessable
+from arcwise.service.errors import RequestError, Unavailable, UnknownModel, Unprocessable
 from arcwise.service.fields import json_checked, udpipe_parameters
-from arcwise.service.limits import Limits
+from arcwise.service.guard import RequestGuard
+from arcwise.service.limits import Limits, raise_with
 from arcwise.service.models import Batcher, ServedModel
 
 log = logging.getLogger("arcwise.serve")
@@ -108,61 +112,7 @@ class ErrorResponse(BaseModel):
     error: str
 
 
-ERRORS = {code: {"model": ErrorResponse} for code in (400, 404, 413, 422, 500)}
-
-
-# ---------------------------------------------------------------- body limit
-
-
-class BodyLimit:
-    """ASGI middleware: a body over `limit` bytes is answered 413 before the app reads it
-    all (Content-Length over the limit, or a streamed body that grows past it)."""
-
-    def __init__(self, app, limit: int):
-        self.app, self.limit = app, limit
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        headers = dict(scope.get("headers") or [])
-        length = headers.get(b"content-length")
-        too_large = TooLarge(f"request body over the limit of {self.limit:,} bytes")
-        if length is not None and length.isdigit() and _over(length, self.limit):
-            return await _send_error(send, too_large)
-        received = 0
-        started = False
-
-        async def counted_receive():
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.limit:
-                    raise too_large
-            return message
-
-        async def tracked_send(message):
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counted_receive, tracked_send)
-        except TooLarge as error:
-            if not started:
-                await _send_error(send, error)
-
-
-def _over(digits: bytes, limit: int) -> bool:
-    """Whether a decimal number exceeds `limit`, read without `int` for a number too long
-    to be a size (int refuses over 4,300 digits)."""
-    digits = digits.lstrip(b"0")
-    return len(digits) > len(str(limit)) or int(digits or b"0") > limit
-
-
-async def _send_error(send, error: RequestError) -> None:
-    response = JSONResponse({"error": str(error)}, status_code=error.status)
-    await response({"type": "http"}, None, send)
+ERRORS = {code: {"model": ErrorResponse} for code in (400, 404, 408, 413, 422, 500, 503)}
 
 
 # ---------------------------------------------------------------- the app
@@ -193,16 +143,20 @@ class Service:
 
     def read(self, kind: str | None, data: str, model: ServedModel, tag: bool | None = None,
              parse: bool = True) -> tuple[list, list]:
-        """(read, written): the sentences of `data`, checked against the limits, tagged (see
-        `run`), as the parser reads them and as they are written (`ServedModel.tagged`)."""
+        """(read, written): the sentences of `data`, checked against the limits (counted
+        before they are read, and again as read: raw text is only split by the tokenizer),
+        tagged (see `run`), as the parser reads them and as they are written
+        (`ServedModel.tagged`)."""
         kind = formats.kind_of(kind, data, model)
+        self.limits.check_size(formats.count(kind, data))
         sentences = formats.read(kind, data, model)
+        self.limits.check_size((1, s.n) for s in sentences)
         limit = self.limits.max_sentence_words
         for k, s in enumerate(sentences, 1):
             if s.n > limit:
                 where = f"line {s.first_line}: " if kind == "conllu" else ""
-                raise Unprocessable(f"{where}sentence {k} has {s.n} words; "
-                                    f"this server parses at most {limit}")
+                raise Unprocessable(f"{where}sentence {k} has {s.n} words; this server "
+                                    f"parses at most {limit}{raise_with('max_sentence_words')}")
         read = sentences
         if tag is not False:
             read, sentences = model.tagged(sentences, retag=bool(tag))
@@ -220,12 +174,23 @@ class Service:
                   parse: bool = True, tag: bool | None = None) -> tuple[int, Any]:
         """(sentence count, output) of `data`: tagged (tag True: always, False: never, None:
         when it has no tags; only by a model with a tagger), then parsed (parse=False:
-        not; only by a model with a parser, else 422)."""
+        not; only by a model with a parser, else 422); 503 when that takes over
+        max_request_seconds (a parse still waiting for the batching thread is dropped)."""
         if output != "json" and output not in formats.OUTPUTS:
             raise RequestError(f"unknown output format {output!r}; "
                                f"known: {', '.join([*formats.OUTPUTS, 'json'])}")
         if parse and model.parser is None:
             raise Unprocessable(f"{model.name} has no parser: leave out parser=")
+        seconds = self.limits.max_request_seconds
+        try:
+            async with asyncio.timeout(seconds):
+                return await self._run(model, kind, data, output, parse, tag)
+        except TimeoutError:
+            raise Unavailable(f"request not answered within the limit of {seconds:g} s"
+                              f"{raise_with('max_request_seconds')}") from None
+
+    async def _run(self, model: ServedModel, kind: str | None, data: str, output: str,
+                   parse: bool, tag: bool | None) -> tuple[int, Any]:
         small = len(data) <= INLINE_CHARACTERS
         read, sentences = (self.read(kind, data, model, tag, parse) if small else
                            await run_in_threadpool(self.read, kind, data, model, tag, parse))
@@ -288,7 +253,7 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
                          models=[ModelInfo(**m.info()) for m in service.models.values()])
 
     @app.post("/v1/parse", tags=["parse"], response_model=ParseResponse, responses=ERRORS)
-    async def parse(request: ParseRequest) -> ParseResponse:
+    async def parse(request: ParseRequest) -> JSONResponse:
         """Parse `data` with a model (raw text is tokenized and words without tags tagged
         when the model has a tokenizer and a tagger); the output keeps the input's lines
         but the new columns (CoNLL-U), or gives each word's columns (JSON)."""
@@ -296,7 +261,9 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
         model = service.model(request.model)
         count, result = await service.run(model, request.input, request.data, request.output,
                                           parse=model.parser is not None, tag=request.tag)
-        return ParseResponse(model=model.name, sentences=count, result=result)
+        # answered as it is: validating it against ParseResponse (the schema) would copy
+        # every word's dict twice, more than doubling the memory a large request takes
+        return JSONResponse({"model": model.name, "sentences": count, "result": result})
 
     async def udpipe_models() -> dict[str, Any]:
         """UDPipe 1's ``models``: each model's components and the default model."""
@@ -351,7 +318,7 @@ def create_app(models: dict[str, ServedModel], limits: Limits = Limits()) -> Fas
 
         return HTMLResponse(page(None, served=True))
 
-    app.add_middleware(BodyLimit, limit=limits.max_request_bytes)
+    app.add_middleware(RequestGuard, limits=limits)
     return app
 
 

@@ -24,3 +24,15 @@ class Unprocessable(RequestError):
 
 class TooLarge(RequestError):
     status = 413
+
+
+class Stalled(RequestError):
+    """The client stopped sending its body."""
+
+    status = 408
+
+
+class Unavailable(RequestError):
+    """The server cannot answer now: shutting down, or the request took too long."""
+
+    status = 503

@@ -13,7 +13,10 @@ Input kinds (`INPUTS`, extensible with `register_input`):
   models with a tokenizer as ``text``.
 
 UDPipe 1 names the first three the same way.  Every reader raises
-`RequestError` with ``line N: what is wrong`` for malformed input.
+`RequestError` with ``line N: what is wrong`` for malformed input.  Each kind
+also counts its sentences and words from the text alone (`InputKind.count`, lazily, a
+line at a time), so that a request over the limits is refused before it is read
+(`arcwise.service.limits.Limits.check_size`).
 Output formats (`OUTPUTS`): ``conllu`` (the input's lines with HEAD, DEPREL
 and DEPS replaced), ``horizontal``, ``vertical`` and ``json`` (each sentence
 as in the pipeline's `Document.to_json`).
@@ -22,7 +25,8 @@ as in the pipeline's `Document.to_json`).
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,15 +36,20 @@ from arcwise.io import conllu
 from arcwise.io.sniff import HEAD_BYTES, looks_like_conllu
 from arcwise.service.errors import RequestError, Unprocessable
 
+Counts = Iterator[tuple[int, int]]
+
 
 @dataclass(frozen=True)
 class InputKind:
-    """How to read one kind of input: read(text, model) -> sentences."""
+    """How to read one kind of input: read(text, model) -> sentences; count(text) ->
+    (sentences, words) pairs whose running sums never exceed what `read` gives (None: no
+    count before reading)."""
 
     name: str
     description: str
     read: Callable[[str, Any], list[Sentence]]
     needs_tokenizer: bool = False
+    count: Callable[[str], Counts] | None = None
 
     def available(self, model: Any) -> bool:
         """Whether `model` can read this kind of input."""
@@ -72,6 +81,68 @@ def read(kind: str | None, text: str, model: Any = None) -> list[Sentence]:
     if kind not in INPUTS:
         raise RequestError(f"unknown input format {kind!r}; known: {', '.join(INPUTS)}")
     return INPUTS[kind].read(text, model)
+
+
+def count(kind: str, text: str) -> Counts:
+    """(sentences, words) pairs of a request body of input kind `kind`, counted without
+    reading it (nothing for a kind without a count)."""
+    counter = INPUTS[kind].count if kind in INPUTS else None
+    return counter(text) if counter is not None else iter(())
+
+
+def _lines_of(text: str) -> Iterator[str]:
+    """The lines of `text`, one at a time (a body of a million lines is not split at once)."""
+    start, end = 0, len(text)
+    while start < end:
+        stop = text.find("\n", start)
+        stop = end if stop < 0 else stop
+        yield text[start:stop]
+        start = stop + 1
+
+
+_WORD = re.compile(r"\S+")
+
+
+def _words_in(line: str) -> int:
+    """How many whitespace-separated words `line` has (the words are not made)."""
+    return sum(1 for _ in _WORD.finditer(line))
+
+
+def _count_blocks(text: str, is_word: Callable[[str], bool]) -> Counts:
+    """(1, words) of each block of lines between blank lines (CoNLL-U, vertical)."""
+    words = 0
+    for line in _lines_of(text):
+        if line.strip():
+            words += is_word(line)
+        elif words:
+            yield 1, words
+            words = 0
+    if words:
+        yield 1, words
+
+
+def _count_conllu(text: str) -> Counts:
+    """Words are the lines whose ID is an integer (not ``1-2`` nor ``1.1``)."""
+    return _count_blocks(text, lambda line: line.partition("\t")[0].isdigit())
+
+
+def _count_vertical(text: str) -> Counts:
+    return _count_blocks(text, bool)
+
+
+def _count_horizontal(text: str) -> Counts:
+    """(1, words) of each non-blank line; raw text a sentence per line, as ``lines``."""
+    for line in _lines_of(text):
+        words = _words_in(line)
+        if words:
+            yield 1, words
+
+
+def _count_text(text: str) -> Counts:
+    """(0, words) of each line: a tokenizer ends a token at every space, so it makes at
+    least the whitespace-separated words; where sentences end it alone knows."""
+    for line in _lines_of(text):
+        yield 0, _words_in(line)
 
 
 def located(error: InputError) -> str:
@@ -141,12 +212,15 @@ def _lines(text: str, model: Any = None) -> list[Sentence]:
 
 for _kind in (
     InputKind("conllu", "CoNLL-U (10 tab-separated columns, a blank line after each sentence)",
-              _conllu),
-    InputKind("horizontal", "one sentence per line, words separated by spaces", _horizontal),
-    InputKind("vertical", "one word per line, a blank line after each sentence", _vertical),
-    InputKind("text", "raw text (only models with a tokenizer)", _text, needs_tokenizer=True),
+              _conllu, count=_count_conllu),
+    InputKind("horizontal", "one sentence per line, words separated by spaces", _horizontal,
+              count=_count_horizontal),
+    InputKind("vertical", "one word per line, a blank line after each sentence", _vertical,
+              count=_count_vertical),
+    InputKind("text", "raw text (only models with a tokenizer)", _text, needs_tokenizer=True,
+              count=_count_text),
     InputKind("lines", "raw text, a sentence per line (only models with a tokenizer)", _lines,
-              needs_tokenizer=True),
+              needs_tokenizer=True, count=_count_horizontal),
 ):
     register_input(_kind)
 
