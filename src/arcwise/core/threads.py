@@ -14,17 +14,20 @@ from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 
 import numba
+from numba.core import config
 
 
 def in_threads(run: Callable[[int, int], object], items: int) -> None:
     """run(first, last) on contiguous chunks of range(items), one per thread.
 
     As many threads as numba's setting for the calling thread (`numba.set_num_threads`;
-    every core by default), the calling thread taking the first chunk; the chunks run at
-    once only where `run` releases the GIL (a ``nogil=True`` kernel).  An exception in a
-    chunk is raised here, after every chunk ended.
+    every core by default; one without the JIT), the calling thread taking the first
+    chunk; the chunks run at once only where `run` releases the GIL (a ``nogil=True``
+    kernel).  An exception in a chunk is raised here, after every chunk ended.
     """
-    threads = max(min(numba.get_num_threads(), items), 1)
+    # without the JIT, `run` is Python, which threads would not speed up (the GIL) and a
+    # signal could not stop but in the calling thread
+    threads = 1 if config.DISABLE_JIT else max(min(numba.get_num_threads(), items), 1)
     bounds = [items * t // threads for t in range(threads + 1)]
     if threads == 1:
         run(0, items)
