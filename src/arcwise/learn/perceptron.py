@@ -54,7 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arcwise.core.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError, MissingArray
 from arcwise.core.jit import njit
 from arcwise.features.hashing import bucket, is_power_of_two
 
@@ -549,7 +549,9 @@ def from_arrays(arrays: Mapping[str, np.ndarray], classes: ClassSet, source: str
         name = f"{table}_weights"
         array = arrays.get(name)
         if array is None:
-            raise ArcwiseError(f"{source}: model file has no array {name!r}")
+            raise MissingArray(source, name)
+        if scales is None and array.dtype == np.int8:  # int8 tables come with their scales
+            raise MissingArray(source, "scales")
         if array.dtype != dtype or array.ndim != 2 or array.shape[1] != columns[table]:
             raise ArcwiseError(
                 f"{source}: array {name!r} is {array.dtype}{list(array.shape)}, "
