@@ -87,6 +87,13 @@ def test_a_good_grid_names_its_configurations_and_resolves_treebanks(tmp_path):
     (('bound = "upper"', 'bound = "tight"'), "takes bound in"),
     (("explore_p = 0.5", "bogus = 1"), "bogus"),
     (("explore_p = 0.5", "seed = 3"), "option 'seed' is set by the grid"),
+    # option values, checked as each cell's training would (`train.check_options`)
+    (("explore_p = 0.5", "transition_buckets = 1000"), ("configuration "
+     "'covington-nm:dynamic:upper': transition_buckets must be a power of two, not 1000")),
+    (("explore_p = 0.5", "explore_p = 1.5"), "explore_p must be a probability (0 to 1), not 1.5"),
+    (("explore_p = 0.5", 'pseudo_projective = "heads"'), "unknown pseudo-projective encoding"),
+    (("explore_p = 0.5", 'oracle_priority = "often"'), "oracle priority must be one of"),
+    (("explore_p = 0.5", 'model = "svm"'), "model must be one of perceptron, bilstm, not 'svm'"),
     (('b = "arc-eager:static"', 'b = "arc-eager:dynamic"'), "no configuration named"),
     (('a = "covington-nm:dynamic:upper"\n', 'a = "x"\npaper = "t9"\n'), "no configuration"),
     (("treebanks = [\"en_ewt\"]", "treebanks = [\"../etc\"]"), "is not a name"),
@@ -126,6 +133,21 @@ def test_the_command_exits_2_with_one_line(tmp_path):
     assert run.stderr.count("\n") == 1 and 'epochs (or "default") must be an integer' in run.stderr
     run = arcwise("experiment", write_grid(tmp_path, "seeds = [1"), "-o", tmp_path / "out")
     assert run.returncode == 2 and run.stderr.startswith(f"{tmp_path / 'grid.toml'}:1: ")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_option_value_stops_the_grid_before_any_cell(tmp_path):
+    """A value no cell could train with (here in the grid-wide options, so in every
+    configuration) was found by each cell: 4 cells failed with a ValueError, exit 1, an
+    empty report.  Now the grid is refused first: one line naming the grid file, the
+    configuration, the option and its value; exit 2; no cell started, nothing written."""
+    bad = write_grid(tmp_path, GOOD.replace("seeds = [1]", "seeds = [1, 2]").replace(
+        "epochs = 1", "epochs = 1\noptions = { transition_buckets = 1000 }"))
+    run = arcwise("experiment", bad, "--data", ROOT / "data", "-o", tmp_path / "out",
+                  "--allow-dirty")
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == (f"arcwise: {bad}: configuration 'arc-eager:static': "
+                          "transition_buckets must be a power of two, not 1000\n")
     assert not (tmp_path / "out").exists()
 
 

@@ -279,6 +279,19 @@ def test_every_truncation_is_an_error(tmp_path, model_path):
         assert_bad(cut)
 
 
+def test_a_truncated_model_file_says_so(tmp_path, model_path):
+    """A model file cut short (a copy or download that stopped) starts as a zip but has
+    lost the zip's directory at its end: "truncated or corrupt", not "not a zip archive"."""
+    data = model_path.read_bytes()
+    cut = tmp_path / "cut.arcwise"
+    for length in [4, *range(100, len(data), max(1, len(data) // 30)), len(data) - 1]:
+        cut.write_bytes(data[:length])
+        assert_bad(cut, "truncated or corrupt model file (a zip archive whose directory at "
+                        "the end is missing or damaged: cut short?)")
+    cut.write_bytes(b"PK")  # not even a zip's first member
+    assert_bad(cut, "not an arcwise model file (not a zip archive)")
+
+
 @pytest.mark.parametrize("rows", [16, 4096])  # read through zipfile / straight from the file
 def test_corrupted_array_bytes_fail_the_crc_check(tmp_path, rows):
     weights = np.random.default_rng(2).standard_normal((rows, 6)).astype(np.float32)

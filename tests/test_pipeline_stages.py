@@ -95,3 +95,29 @@ def test_a_stage_whose_needs_no_stage_provides_is_refused(monkeypatch):
     monkeypatch.setattr(stages_module, "STAGES", stages)
     with pytest.raises(ValueError, match="coref stage needs entities"):
         Pipeline(parser=tiny_parser(), coref=object())
+
+
+def test_a_pipeline_file_missing_a_components_arrays_names_the_component(tmp_path):
+    """Each array of a pipeline file taken out, or all of one component's: the error names
+    the component and the array as the file names it, not the component's own name for
+    it ('transition_weights' of which?)."""
+    from arcwise.core.errors import ArcwiseError
+    from arcwise.models import modelfile
+    from tests.tiny_model import tiny_pipeline
+
+    arrays, meta = tiny_pipeline().saved()
+    path = tmp_path / "damaged.arcwise"
+    for name in sorted(arrays):
+        component = name.split("_")[0]
+        modelfile.save(path, {k: a for k, a in arrays.items() if k != name}, meta)
+        with pytest.raises(ArcwiseError) as error:
+            arcwise.load(path)
+        assert str(error.value) == \
+            f"{path}: the {component}'s arrays are missing (no array {name!r})"
+    for component in ("tokenizer", "tagger", "parser"):
+        modelfile.save(path, {k: a for k, a in arrays.items()
+                              if not k.startswith(component + "_")}, meta)
+        with pytest.raises(ArcwiseError) as error:
+            arcwise.load(path)
+        assert str(error.value) == \
+            f"{path}: the {component}'s arrays are missing (no {component}_* array in the file)"

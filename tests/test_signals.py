@@ -1,6 +1,8 @@
 """Ctrl-C, SIGTERM and SIGHUP during `arcwise parse` of a large input: one line, exit 128 + signal,
 no temporary file, no crash (numba's parallel loop must never see a Python exception).
-A signal the command inherits as ignored (nohup, `&` in a script) stays ignored."""
+A signal the command inherits as ignored (nohup, `&` in a script) stays ignored.  A worker
+of `arcwise parse --workers 2` killed (SIGKILL, as by the out-of-memory killer): one line
+saying so, exit 2."""
 
 import contextlib
 import os
@@ -155,6 +157,50 @@ def test_ctrl_c_stops_a_parse_in_processes_cleanly(tiny_model, large_input, tmp_
         process.send_signal(signal.SIGINT)
         assert_stopped_cleanly(process, signal.SIGINT, tmp_path)
     deadline = time.monotonic() + 10  # the workers are killed; the tracker sees the end
+    while group(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not group(process.pid)
+
+
+def workers_of(process) -> list[int]:
+    """The pids of the pool workers `process` spawned (not multiprocessing's resource
+    tracker), from /proc."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{pid}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if parent == process.pid and b"spawn_main" in f.read():
+                    found.append(int(pid))
+    return found
+
+
+@pytest.mark.parametrize("moment", ["starting", "parsing"])
+def test_a_killed_worker_ends_a_parse_in_processes_in_one_line(tiny_model, large_input, tmp_path,
+                                                               moment):
+    """`arcwise parse --workers 2` with a worker killed while the pool starts (it was a
+    BrokenProcessPool traceback, exit 1) or while it parses: one line naming how the worker
+    ended, exit 2, no output, no worker left."""
+    with started_parse(tiny_model[0], large_input, tmp_path,
+                       options=("--workers", "2")) as process:
+        deadline = time.monotonic() + 300
+        while not (workers := workers_of(process)) and time.monotonic() < deadline:
+            time.sleep(0.002)
+        if moment == "parsing":  # the first chunks written (a minute or more without JIT)
+            while time.monotonic() < deadline and not any(
+                    n.startswith(".out.conllu.") and os.path.getsize(tmp_path / n) > 0
+                    for n in os.listdir(tmp_path)):
+                time.sleep(0.05)
+            workers = workers_of(process)
+        assert workers and process.poll() is None, process.communicate()[1].decode()[-2000:]
+        os.kill(workers[0], signal.SIGKILL)
+        stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 2, stderr.decode()[-2000:]
+    assert one_line(stderr) == "arcwise: a parsing process died (killed by SIGKILL: out of " \
+                               "memory?)"
+    assert stdout == b"" and os.listdir(tmp_path) == []
+    deadline = time.monotonic() + 10
     while group(process.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not group(process.pid)

@@ -169,6 +169,31 @@ def test_bad_arguments(data):
         train("covington-nm", data[0][:2], oracle="dynamic", bound="sideways")
 
 
+@pytest.mark.parametrize("option, message", [
+    ({"transition_buckets": 1000}, "transition_buckets must be a power of two, not 1000"),
+    ({"label_buckets": "many"}, "label_buckets must be a power of two, not 'many'"),
+    ({"pseudo_projective": "heads"}, "unknown pseudo-projective encoding 'heads'"),
+    ({"explore_p": 1.5}, "explore_p must be a probability (0 to 1), not 1.5"),
+    ({"explore_from": -1}, "explore_from must be an epoch index (0 or more), not -1"),
+    ({"variant_features": "yes"}, "variant_features must be true or false, not 'yes'"),
+    ({"oracle_priority": "often"}, "oracle priority must be one of none, monotonic, not 'often'"),
+    ({"model": "svm"}, "model must be one of perceptron, bilstm, not 'svm'"),
+])
+def test_every_option_value_is_checked_before_the_data_is_read(option, message):
+    """`check_options`, which `train` runs first and a grid runs on each configuration
+    (some of these were found only deep in training, after the data was read, or never)."""
+    from arcwise.transition.train import check_options
+
+    def unread():
+        raise AssertionError("the training data was read")
+        yield
+
+    for call in (check_options, lambda system, **kw: train(system, unread(), **kw)):
+        with pytest.raises((ValueError, ArcwiseError)) as error:
+            call("covington-nm", oracle="dynamic", **option)
+        assert message in str(error.value)
+
+
 def test_model_file_that_does_not_fit_its_system_is_refused(trained, tmp_path):
     parser, _ = trained["arc-eager"]
     meta = parser.meta()

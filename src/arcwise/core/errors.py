@@ -27,3 +27,19 @@ class InputError(ArcwiseError):
         """Pickled with its three parts, so that it crosses process boundaries (an
         experiment's worker reports a cell's bad treebank as itself)."""
         return type(self), (self.path, self.line, self.message)
+
+
+class MissingArray(ArcwiseError):
+    """A model file without an array its model reads: prints as ``SOURCE: model file has
+    no array 'NAME'``; a pipeline names the component whose array it is."""
+
+    def __init__(self, source: str, name: str):
+        self.source, self.name = str(source), name
+        super().__init__(f"{self.source}: model file has no array {name!r}")
+
+    def under(self, prefix: str) -> MissingArray:
+        """The same array as a file that holds the model's arrays under `prefix` names it."""
+        return MissingArray(self.source, prefix + self.name)
+
+    def __reduce__(self):
+        return type(self), (self.source, self.name)

@@ -6,7 +6,8 @@ would race the main process: one that ended first left the main process a broken
 KeyboardInterrupt traceback.  So the workers hold back SIGINT, SIGTERM and SIGHUP from the
 moment they exist and ignore them once started, the main process alone reacts
 (`arcwise.core.interrupts`), and it kills them when it leaves the pool's block by an exception,
-an interrupt included.
+an interrupt included.  A worker that dies (killed, out of memory) breaks the pool; `death`
+says how, for the one line the user sees.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import ctypes
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -56,6 +58,28 @@ def submitted(pool: ProcessPoolExecutor, function: Callable[..., Any],
     signal that comes meanwhile waits for the submissions to end."""
     with blocked():
         return [pool.submit(function, *arguments) for arguments in calls]
+
+
+def death(pool: ProcessPoolExecutor, wait: float = 1.0) -> str:
+    """How the worker whose end broke `pool` ended, for a message: " (killed by SIGKILL:
+    out of memory?)", " (exit code 1)", or "" if no worker ended so (the others end with
+    code 0, or not yet).  Called where the pool is found broken, before the block is
+    left (which kills the others); waits up to `wait` seconds for the exit status, which
+    may come a moment after the pool saw the worker go."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # pid -> Process
+    deadline = time.monotonic() + wait
+    while not (codes := [p.exitcode for p in processes if p.exitcode]):
+        if time.monotonic() > deadline:
+            return ""
+        time.sleep(0.01)
+    code = codes[0]
+    if code > 0:
+        return f" (exit code {code})"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    return f" (killed by {name}{': out of memory?' if -code == signal.SIGKILL else ''})"
 
 
 def _started(initializer: Callable[..., Any] | None, initargs: tuple, device: str) -> None:

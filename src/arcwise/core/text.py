@@ -32,11 +32,14 @@ def unicode_checked(text: str, source: str) -> str:
                      "UTF-16 pair, not a Unicode character")
 
 
-def utf8_decoded(data: bytes, source: str) -> str:
+def utf8_decoded(data: bytes, source: str, line: int | None = None) -> str:
     """`data` decoded from UTF-8; `InputError` at its first invalid byte, as the readers
-    of files report one (``invalid UTF-8 (byte 0xff)``)."""
+    of files report one (``invalid UTF-8 (byte 0xff)``).  line: where `data` starts in
+    its source (a reader's line), counted on to the bad byte's."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise InputError(source, _line(data, error.start),
-                         f"invalid UTF-8 (byte 0x{data[error.start]:02x})") from None
+        at = _line(data, error.start) if line is None else \
+            line + data.count(b"\n", 0, error.start)
+        raise InputError(source, at, f"invalid UTF-8 (byte 0x{data[error.start]:02x})") \
+            from None

@@ -428,15 +428,15 @@ class _Checker:
         return tuple(triples)
 
     def configuration(self, entry: dict, where: str, shared: dict) -> Configuration:
-        from arcwise import systems
-        from arcwise.transition.train import ORACLES
+        """The configuration of a [[configurations]] entry, its options checked as each
+        cell's training run would check them (`arcwise.transition.train.check_options`),
+        so that a bad value stops the grid before any cell starts."""
+        from arcwise.transition.train import check_options
 
         self.keys(entry, where, required={"system", "oracle"},
                   optional={"name", "bound", "options"})
         system = self.string(entry["system"], f"{where}: system")
         oracle = entry["oracle"]
-        if oracle not in ORACLES:
-            raise self.error(f"{where}: oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
         bound = entry.get("bound")
         options = {**shared, **self.table(entry.get("options", {}), f"{where}: options")}
         name = self.name(entry.get("name", ":".join(filter(None, (system, oracle, bound)))),
@@ -444,17 +444,12 @@ class _Checker:
         where = f"configuration {name!r}"
         if reserved := sorted(CELL_ARGUMENTS & options.keys()):
             raise self.error(f"{where}: option {reserved[0]!r} is set by the grid, not by options")
-        extra = oracle_options(options)
         try:
-            ts = systems.get(system, **extra)
+            check_options(system, oracle=oracle, bound=bound, **options)
         except TypeError:
+            extra = oracle_options(options)
             raise self.error(f"{where}: unknown option among {', '.join(sorted(extra))} "
                              f"(neither arcwise.transition.train.train's nor the {system} oracle's)") from None
         except (ValueError, ArcwiseError) as error:
             raise self.error(f"{where}: {error}") from None
-        if ts.oracle is None:
-            raise self.error(f"{where}: {system} has no oracle to train with")
-        if bound is not None and bound not in ts.oracle.bounds:
-            raise self.error(f"{where}: {system} takes bound in "
-                             f"{', '.join(ts.oracle.bounds) or '(none)'}, not {bound!r}")
         return Configuration(name, system, oracle, bound, options)

@@ -11,14 +11,15 @@ from __future__ import annotations
 import io
 import re
 import unicodedata
+import zlib
 from collections.abc import Iterator
 
 from arcwise.core.corpus import Sentence
 from arcwise.core.errors import InputError
-from arcwise.core.text import unicode_checked
+from arcwise.core.text import unicode_checked, utf8_decoded
 from arcwise.io import conllu
 
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")  # control characters but tab
 BOM = "\ufeff"
 MAX_LINE = 1_000_000  # characters of a line of text: bounds the memory of reading one
 # characters: a paragraph ends at the end of the line that makes it this long (line ends
@@ -42,35 +43,50 @@ def text_read(text: str) -> str:
 
 def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
     """(file name, line number, text without its line end, `composed`) of every line of a
-    UTF-8 text file (plain or gzip, ``-`` for stdin); a byte-order mark starting the file
-    is dropped, as Python's ``utf-8-sig`` does (the CoNLL-U reader refuses one instead, as
-    the UD validator does)."""
+    UTF-8 text file (plain or gzip, ``-`` for stdin).  Each line is decoded and checked by
+    itself, so an error names its own line: invalid UTF-8, or a control character other
+    than tab in a line that is not blank (a form feed alone is a blank line).  Lines end
+    at LF, CRLF or CR, as in Python's universal newlines; a byte-order mark starting the
+    file is dropped, as Python's ``utf-8-sig`` does (the CoNLL-U reader refuses one
+    instead, as the UD validator does)."""
     stream, name, owned = conllu._open(source)
-    text = stream if isinstance(stream, io.TextIOBase) else io.TextIOWrapper(
-        stream, encoding="utf-8", errors="strict", newline=None)
+    buffered = io.BufferedReader(stream) if isinstance(stream, io.RawIOBase) else stream
+    limit = 4 * (MAX_LINE + 1)  # bytes: a line that fills them has more than MAX_LINE characters
     number = 0
     try:
         while True:
             try:
-                line = text.readline(MAX_LINE + 1)
-            except UnicodeDecodeError as error:
+                data = buffered.readline(limit)
+            except UnicodeDecodeError as error:  # a text stream's own decoding
                 raise InputError(name, number + 1, f"invalid UTF-8 ({error.reason})") from None
-            except (OSError, EOFError) as error:
+            except (OSError, EOFError, zlib.error) as error:
                 raise InputError(name, number + 1, f"cannot read: {error}") from None
-            if not line:
+            if not data:
                 return
-            number += 1
-            if len(line) > MAX_LINE and not line.endswith("\n"):  # /dev/zero, say
-                raise InputError(name, number, f"a line longer than {MAX_LINE:,} characters "
-                                 "(MAX_LINE): break the text into lines")
-            if number == 1 and line.startswith(BOM):  # an encoding's mark, not text
-                line = line[len(BOM):]
-            yield name, number, composed(line.rstrip("\r\n"))
+            if isinstance(data, bytes):
+                if len(data) == limit and not data.endswith(b"\n"):
+                    raise _too_long(name, number + 1)
+                data = utf8_decoded(data, name, number + 1)
+            for line in data.removesuffix("\n").removesuffix("\r").split("\r"):  # lone CRs too
+                number += 1
+                if number == 1 and line.startswith(BOM):  # an encoding's mark, not text
+                    line = line[len(BOM):]
+                if len(line) > MAX_LINE:  # /dev/zero, say
+                    raise _too_long(name, number)
+                if (bad := _CONTROL.search(line)) and line.strip():
+                    raise InputError(name, number,
+                                     f"control character U+{ord(bad.group()):04X} in line")
+                yield name, number, composed(line)
     finally:
-        if isinstance(text, io.TextIOWrapper) and text is not stream:
-            text.detach()
+        if buffered is not stream:
+            buffered.detach()  # the stream is closed below, or stays open for its owner
         if owned:
             stream.close()
+
+
+def _too_long(name: str, number: int) -> InputError:
+    return InputError(name, number, f"a line longer than {MAX_LINE:,} characters (MAX_LINE): "
+                      "break the text into lines")
 
 
 def read(source: conllu.Source) -> Iterator[Sentence]:
@@ -80,8 +96,6 @@ def read(source: conllu.Source) -> Iterator[Sentence]:
         words = line.split()
         if not words:
             continue
-        if bad := _CONTROL.search(line.replace("\t", " ")):
-            raise InputError(name, number, f"control character U+{ord(bad.group()):04X} in line")
         count += 1
         yield conllu.from_tokens([(w, (w,), True) for w in words], str(count),
                                  path=name, first_line=number)

@@ -54,7 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arcwise.core.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError, MissingArray
 from arcwise.core.jit import njit
 from arcwise.features.hashing import bucket, is_power_of_two
 
@@ -438,6 +438,14 @@ def memory_bytes(classes: ClassSet, transition_buckets: int, label_buckets: int)
     return {"weights": n, "parsing": n, "training": (4 + 8 + 4) * n}
 
 
+def check_buckets(**buckets: int | None) -> None:
+    """ValueError unless each table size given (name=rows; None or 0: the default) is a
+    power of two."""
+    for name, n in buckets.items():
+        if n and not (isinstance(n, int) and is_power_of_two(n)):
+            raise ValueError(f"{name} must be a power of two, not {n!r}")
+
+
 class AveragedPerceptron:
     """Training state: integer weights W, lazy-averaging totals U, the class set.
 
@@ -454,12 +462,7 @@ class AveragedPerceptron:
         default_t, default_l = default_buckets(classes)
         transition_buckets = transition_buckets or default_t
         label_buckets = label_buckets or default_l
-        for name, n in (
-            ("transition_buckets", transition_buckets),
-            ("label_buckets", label_buckets),
-        ):
-            if not is_power_of_two(n):
-                raise ValueError(f"{name} must be a power of two, not {n}")
+        check_buckets(transition_buckets=transition_buckets, label_buckets=label_buckets)
         self.classes = classes
         self.weights = zeros(classes, transition_buckets, label_buckets, np.int32)
         self.totals = zeros(classes, transition_buckets, label_buckets, np.int64)
@@ -549,7 +552,9 @@ def from_arrays(arrays: Mapping[str, np.ndarray], classes: ClassSet, source: str
         name = f"{table}_weights"
         array = arrays.get(name)
         if array is None:
-            raise ArcwiseError(f"{source}: model file has no array {name!r}")
+            raise MissingArray(source, name)
+        if scales is None and array.dtype == np.int8:  # int8 tables come with their scales
+            raise MissingArray(source, "scales")
         if array.dtype != dtype or array.ndim != 2 or array.shape[1] != columns[table]:
             raise ArcwiseError(
                 f"{source}: array {name!r} is {array.dtype}{list(array.shape)}, "

@@ -45,7 +45,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from arcwise.core.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError, MissingArray
 from arcwise.core.version import __version__
 from arcwise.io.atomic import atomic_write
 from arcwise.models import packages
@@ -74,6 +74,7 @@ ALLOWED_DTYPES = frozenset(
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say
 _MAX_META_BYTES = 256 * 2**20
+_ZIP_START = b"PK\x03\x04"  # a zip archive's first member header, where the file starts
 _MAX_DEFLATE_RATIO = 1100  # deflate expands at most 1032-fold: a larger claim is a damaged file
 
 
@@ -165,7 +166,7 @@ def check_arrays(arrays: Mapping[str, np.ndarray],
     for name, (dtype, shape) in expected.items():
         array = arrays.get(name)
         if array is None:
-            raise ArcwiseError(f"{source}: model file has no array {name!r}")
+            raise MissingArray(source, name)
         if not _fits(array.dtype.str, array.shape, dtype, shape):
             raise ArcwiseError(
                 f"{source}: array {name!r} is {array.dtype.str}{list(array.shape)}, "
@@ -200,6 +201,11 @@ def _opened(source: str) -> Iterator[tuple[IO[bytes], zipfile.ZipFile]]:
             raise ArcwiseError(
                 f"{source}: cannot read model file: {error.strerror or error}") from None
         except Exception:  # noqa: BLE001 -- BadZipFile, or whatever a damaged directory raises
+            raw.seek(0)
+            if raw.read(len(_ZIP_START)) == _ZIP_START:  # a zip's first member, no directory
+                raise ArcwiseError(f"{source}: truncated or corrupt model file (a zip archive "
+                                   "whose directory at the end is missing or damaged: cut "
+                                   "short?)") from None
             raise ArcwiseError(
                 f"{source}: not an arcwise model file (not a zip archive)") from None
         with zf:

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from arcwise.core.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError, MissingArray
 from arcwise.learn import perceptron as pc
 
 LABEL_BUCKETS = pc.MIN_BUCKETS  # the label table is unused: no columns
@@ -35,7 +35,10 @@ def weights_from(arrays: Mapping[str, np.ndarray], names: Sequence[str], source:
         classes = class_set(list(names))
     except (ValueError, TypeError) as error:
         raise ArcwiseError(f"{source}: corrupt model file (classes: {error})") from None
-    weights = pc.from_arrays(own, classes, source)
+    try:
+        weights = pc.from_arrays(own, classes, source)
+    except MissingArray as missing:
+        raise missing.under(prefix) from None
     if not np.isfinite(weights.transition).all():
         raise ArcwiseError(f"{source}: corrupt model file (NaN or infinite weights)")
     return weights

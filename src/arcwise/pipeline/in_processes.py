@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from arcwise.core.corpus import Sentence
 from arcwise.core.errors import ArcwiseError
-from arcwise.core.local_pool import local_pool, submitted
+from arcwise.core.local_pool import death, local_pool, submitted
 from arcwise.io import conllu, format_of, one_root_by_default, read_treebank
 from arcwise.io.sniff import reading_format
 from arcwise.models import modelfile
@@ -91,8 +91,11 @@ class InProcesses:
         try:
             # start them all now, signals held back (`submitted`); later submissions start
             # none; a worker that could not build the model says why
-            for ready in submitted(self._pool, _ready, [()] * self.workers):
-                ready.result()
+            try:
+                for ready in submitted(self._pool, _ready, [()] * self.workers):
+                    ready.result()
+            except BrokenExecutor:
+                raise self._died() from None
         except BaseException:
             self._exit.__exit__(*sys.exc_info())
             raise
@@ -153,10 +156,14 @@ class InProcesses:
                         warnings.warn(category(message), stacklevel=2)
                 yield sentences
         except BrokenExecutor:
-            raise ArcwiseError("a parsing process ended abruptly (out of memory?)") from None
+            raise self._died() from None
         finally:
             for future in waiting:
                 future.cancel()
+
+    def _died(self) -> ArcwiseError:
+        """What the user is told when a worker died: starting, or parsing."""
+        return ArcwiseError(f"a parsing process died{death(self._pool)}")
 
 
 def _chunked(items: Iterable, size: Callable[[Any], int], limit: int) -> Iterator[list]:

@@ -28,7 +28,7 @@ from typing import IO, Any
 import numpy as np
 
 from arcwise.core.corpus import Sentence, as_sentences, ordered
-from arcwise.core.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError, MissingArray
 from arcwise.core.registry import named
 from arcwise.core.vocab import TAG_COLUMNS, untagged
 from arcwise.io import conllu, one_root_by_default, read_treebank
@@ -320,9 +320,16 @@ class Pipeline:
                    ) -> Pipeline:
         """A pipeline from a model file's (arrays, metadata) (`saved`); source names the
         file in messages."""
-        parts = meta["pipeline"]
-        stages = {name: named(STAGES[name].loader)(arrays, parts[name], source, prefix(name))
-                  for name in components_of(meta, source)}
+        parts, stages = meta["pipeline"], {}
+        for name in components_of(meta, source):
+            try:
+                stages[name] = named(STAGES[name].loader)(arrays, parts[name], source,
+                                                          prefix(name))
+            except MissingArray as missing:
+                held = any(array.startswith(prefix(name)) for array in arrays)
+                raise ArcwiseError(f"{source}: the {name}'s arrays are missing (" + (
+                    f"no array {missing.name!r})" if held else
+                    f"no {prefix(name)}* array in the file)")) from None
         return cls(command_line=meta.get("command_line", []),
                    hyperparameters=meta.get("hyperparameters"), **stages)
 

@@ -18,7 +18,7 @@ import numpy as np
 from arcwise.combination.stacking import folds_of
 from arcwise.core.corpus import Sentence
 from arcwise.core.errors import ArcwiseError
-from arcwise.core.local_pool import local_pool, submitted
+from arcwise.core.local_pool import death, local_pool, submitted
 from arcwise.core.vocab import TAG_COLUMNS
 from arcwise.io.conllu import with_columns
 from arcwise.models.kinds import train_tagger as new_tagger
@@ -39,13 +39,14 @@ def jackknifed(sentences: Sequence[Sentence], folds: int = DEFAULT_FOLDS, *,
     parts = [(sentences[: fold.start] + sentences[fold.stop :], sentences[fold.start : fold.stop])
              for fold in folds_of(len(sentences), folds)]
     if workers > 1:
-        try:
-            with local_pool(min(workers, len(parts))) as pool:
-                futures = submitted(pool, tagged_by_fold, [(train_tagger, *part) for part in parts])
+        with local_pool(min(workers, len(parts))) as pool:
+            try:
+                futures = submitted(pool, tagged_by_fold,
+                                    [(train_tagger, *part) for part in parts])
                 return _collected((future.result() for future in futures), folds, progress)
-        except BrokenProcessPool:
-            raise ArcwiseError("a tagger worker process ended abruptly (killed, or out of "
-                               "memory?): try fewer --tag-workers") from None
+            except BrokenProcessPool:
+                raise ArcwiseError(f"a tagger worker process died{death(pool)}: try fewer "
+                                   "--tag-workers") from None
     return _collected((tagged_by_fold(train_tagger, *part) for part in parts), folds, progress)
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from arcwise.core.corpus import Sentence
-from arcwise.core.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError, MissingArray
 from arcwise.core.vocab import TAG_COLUMNS
 from arcwise.features.hashing import text_hashes
 
@@ -74,7 +74,10 @@ class TagDictionary:
                     prefix: str = "") -> TagDictionary:
         keys = arrays.get(f"{prefix}dictionary_keys")
         classes = arrays.get(f"{prefix}dictionary_classes")
-        if keys is None or classes is None or keys.dtype != np.uint64 \
+        for name, array in (("dictionary_keys", keys), ("dictionary_classes", classes)):
+            if array is None:
+                raise MissingArray(source, prefix + name)
+        if keys.dtype != np.uint64 \
                 or classes.dtype != np.uint64 or keys.ndim != 1 \
                 or classes.shape != (keys.shape[0], len(TAG_COLUMNS)) \
                 or not (keys[1:] > keys[:-1]).all():

@@ -29,6 +29,7 @@ the same data, options and seed, training gives identical weights.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -50,6 +51,7 @@ from arcwise.transition import DEFAULT_ORACLE, MODELS, ORACLES, stepped, steps  
 from arcwise.transition.fused import train_epoch
 from arcwise.transition.parser import Parser, ScorerParser, TransitionParser
 from arcwise.trees.projectivity import is_well_formed
+from arcwise.trees.pseudoprojective import encoding_code
 
 
 def _root_label(sentences: list[Sentence]) -> str:
@@ -127,32 +129,16 @@ def train(
     (before any training) when no training sentence is a tree of two or more
     words the system can learn from.
     """
-    if model not in MODELS:
-        raise ValueError(f"model must be one of {', '.join(MODELS)}, not {model!r}")
-    if neural and model == "perceptron":
-        raise ValueError("neural options go with model='bilstm'")
-    if stepped_batch is not None and (model != "perceptron" or stepped_batch < 1):
-        raise ValueError("stepped_batch goes with model='perceptron' and is at least 1")
-    if stepped_batch is not None and guide is not None:
-        raise ValueError("a guided parser trains with the fused loop (stepped_batch=None)")
-    if oracle not in ORACLES:
-        raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
-    if epochs is not None and epochs < 1:
-        raise ValueError("epochs must be at least 1")
+    ts = check_options(system, oracle=oracle, bound=bound, epochs=epochs,
+                       explore_from=explore_from, explore_p=explore_p,
+                       transition_buckets=transition_buckets, label_buckets=label_buckets,
+                       pseudo_projective=pseudo_projective, guided=guide is not None,
+                       oracle_priority=oracle_priority, variant_features=variant_features,
+                       model=model, neural=neural, stepped_batch=stepped_batch,
+                       **oracle_options)
     if oracle_priority is not None:
-        with_priority = [n for n in registry.names()
-                         if "priority" in registry.REGISTRY.oracle_options(n)]
-        if system.split("+")[0] not in with_priority:
-            raise ValueError(f"an oracle priority applies to {' and '.join(with_priority)} "
-                             f"only, not {system}")
         oracle_options = {**oracle_options, "priority": oracle_priority}
-    ts = registry.get(system, **oracle_options)
     kernels, oracle_kernels = ts.kernels, ts.oracle
-    if oracle_kernels is None:
-        raise ValueError(f"{system} has no oracle to train with")
-    if bound is not None and bound not in oracle_kernels.bounds:
-        bounds = ", ".join(oracle_kernels.bounds) or "(none)"
-        raise ValueError(f"{system} takes bound in {bounds}, not {bound!r}")
     bound_index = oracle_kernels.bounds.index(bound) if bound is not None else 0
     dynamic = oracle == "dynamic"
 
@@ -257,6 +243,58 @@ def train(
     return run_epochs(epochs_of, parser, log, epochs=epochs, trained_sentences=len(usable),
                       score_dev=(lambda: score_parser(parser, dev, dev_batch)) if dev else None,
                       progress=progress)
+
+
+def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | None = None,
+                  epochs: int | None = None, explore_from: int = 1, explore_p: float = 0.9,
+                  transition_buckets: int | None = None, label_buckets: int | None = None,
+                  pseudo_projective: str | None = None, guided: bool = False,
+                  oracle_priority: str | None = None, variant_features: bool = True,
+                  model: str = "perceptron", neural: dict[str, Any] | None = None,
+                  stepped_batch: int | None = None, **oracle_options: Any) -> Any:
+    """The transition system (with its oracle) `train` trains with these options (its
+    keywords; guided: guide trees given), before any sentence is read: ValueError or
+    ArcwiseError naming the first option whose value it cannot take, TypeError for an
+    option neither `train` nor the system's oracle has.  `train` runs it first; an
+    experiment grid runs it on each configuration before any cell starts
+    (`arcwise.experiments.grid`).  explore_from, explore_p and variant_features: what
+    ``arcwise train`` takes."""
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}, not {model!r}")
+    if neural and model == "perceptron":
+        raise ValueError("neural options go with model='bilstm'")
+    if stepped_batch is not None and (model != "perceptron" or stepped_batch < 1):
+        raise ValueError("stepped_batch goes with model='perceptron' and is at least 1")
+    if stepped_batch is not None and guided:
+        raise ValueError("a guided parser trains with the fused loop (stepped_batch=None)")
+    if oracle not in ORACLES:
+        raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, not {oracle!r}")
+    if epochs is not None and epochs < 1:
+        raise ValueError("epochs must be at least 1")
+    if not (isinstance(explore_from, numbers.Integral) and explore_from >= 0):
+        raise ValueError(f"explore_from must be an epoch index (0 or more), not {explore_from!r}")
+    if not (isinstance(explore_p, numbers.Real) and 0 <= explore_p <= 1):
+        raise ValueError(f"explore_p must be a probability (0 to 1), not {explore_p!r}")
+    if not isinstance(variant_features, bool):
+        raise ValueError(  # noqa: TRY004 -- a bad value, as the others
+            f"variant_features must be true or false, not {variant_features!r}")
+    pc.check_buckets(transition_buckets=transition_buckets, label_buckets=label_buckets)
+    if pseudo_projective is not None:
+        encoding_code(pseudo_projective)
+    if oracle_priority is not None:
+        with_priority = [n for n in registry.names()
+                         if "priority" in registry.REGISTRY.oracle_options(n)]
+        if system.split("+")[0] not in with_priority:
+            raise ValueError(f"an oracle priority applies to {' and '.join(with_priority)} "
+                             f"only, not {system}")
+        oracle_options = {**oracle_options, "priority": oracle_priority}
+    ts = registry.get(system, **oracle_options)
+    if ts.oracle is None:
+        raise ValueError(f"{system} has no oracle to train with")
+    if bound is not None and bound not in ts.oracle.bounds:
+        bounds = ", ".join(ts.oracle.bounds) or "(none)"
+        raise ValueError(f"{system} takes bound in {bounds}, not {bound!r}")
+    return ts
 
 
 @dataclasses.dataclass

@@ -182,7 +182,8 @@ class Projectivized(NamedTuple):
     lifts: int  # number of single LIFT steps (an arc may be lifted several times)
 
 
-def _encoding_code(encoding: str) -> int:
+def encoding_code(encoding: str) -> int:
+    """The index of `encoding` in `ENCODINGS`; ArcwiseError naming the known ones if none."""
     if encoding not in ENCODINGS:
         raise ArcwiseError(
             f"unknown pseudo-projective encoding {encoding!r} (choose from {', '.join(ENCODINGS)})"
@@ -196,7 +197,7 @@ def projectivize(heads, deprels: Sequence[str], encoding: str = "head") -> Proje
     `deprels[0]` (the root's) is passed through unchanged.  Raises
     ArcwiseError if `heads` is not a tree or a label already contains ↑ or ↓.
     """
-    code = _encoding_code(encoding)
+    code = encoding_code(encoding)
     heads = np.asarray(heads, dtype=np.int32)
     if not is_well_formed(heads):
         raise ArcwiseError(f"cannot projectivize {heads.tolist()}: not a tree rooted at 0")
@@ -237,7 +238,7 @@ def deprojectivize(
     stays a tree; words the root does not reach (a parser's leftovers) are
     left alone.
     """
-    code = _encoding_code(encoding)
+    code = encoding_code(encoding)
     size = len(deprels)
     ids: dict[str, int] = {}
     labels = np.full(size, -1, dtype=np.int32)

@@ -24,7 +24,7 @@ import numpy as np
 from arcwise.core import interrupts
 from arcwise.core.corpus import Sentence
 from arcwise.core.device import current_device
-from arcwise.core.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError, MissingArray
 from arcwise.core.vocab import TAG_COLUMNS, Vocabularies, Vocabulary
 from arcwise.features import words as wc
 from arcwise.learn.neural import (
@@ -273,8 +273,11 @@ class BiLSTMTagger:
                                f"{error})") from None
         state = {}
         for name, tensor in tagger.network.state_dict().items():
-            array = arrays.get(f"{prefix}net__" + name.replace(".", "__"))
-            if array is None or tuple(array.shape) != tuple(tensor.shape):
+            array_name = f"{prefix}net__" + name.replace(".", "__")
+            array = arrays.get(array_name)
+            if array is None:
+                raise MissingArray(source, array_name)
+            if tuple(array.shape) != tuple(tensor.shape):
                 raise ArcwiseError(f"{source}: corrupt model file (the tagger's arrays differ "
                                    "from its recorded sizes)")
             state[name] = torch.from_numpy(np.array(array, dtype=np.float32))

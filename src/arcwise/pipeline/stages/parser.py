@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from arcwise.core.errors import MissingArray
 from arcwise.models import kinds
 
 
@@ -23,4 +24,7 @@ def from_saved(arrays: dict[str, np.ndarray], meta: dict[str, Any], source: str,
                prefix: str) -> Any:
     """The parser a pipeline model file holds under prefix, of whatever kind it is."""
     own = {name[len(prefix):]: a for name, a in arrays.items() if name.startswith(prefix)}
-    return kinds.from_saved(own, meta, f"{source} (parser)")
+    try:
+        return kinds.from_saved(own, meta, f"{source} (parser)")
+    except MissingArray as missing:
+        raise missing.under(prefix) from None

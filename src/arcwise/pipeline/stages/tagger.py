@@ -53,7 +53,7 @@ import numpy as np
 
 from arcwise.core import interrupts
 from arcwise.core.corpus import ROOT, Sentence
-from arcwise.core.errors import ArcwiseError
+from arcwise.core.errors import ArcwiseError, MissingArray
 from arcwise.core.jit import njit
 from arcwise.core.threads import in_threads
 from arcwise.core.vocab import TAG_COLUMNS, form_signature
@@ -700,8 +700,10 @@ class Tagger:
         combinations = None
         if meta.get("combinations", False) is not False:  # absent: a file of before them
             combinations = arrays.get(f"{prefix}combinations")
+            if combinations is None:
+                raise MissingArray(source, f"{prefix}combinations")
             n = [len(tagsets[c]) for c in TAG_COLUMNS]
-            if meta["combinations"] is not True or combinations is None \
+            if meta["combinations"] is not True \
                     or combinations.dtype != np.int64 or combinations.ndim != 1 \
                     or not (combinations[1:] > combinations[:-1]).all() \
                     or (combinations.shape[0] and (combinations[0] < 0 or
