@@ -70,7 +70,6 @@ AMBIGUITY = N_ATOMS  # then the word's tag-dictionary atoms, one per column (ver
 FEATURES_VERSION = 1  # of a tagger trained without dev (see the module docstring)
 FEATURES_V1, FEATURES_V2 = 30, 43  # features of a word in each version (`word_features`)
 N_FEATURES = {1: FEATURES_V1, 2: FEATURES_V2}
-NO_LABEL_FEATURES = np.zeros(0, dtype=np.uint64)  # a tagger's classes have no labels
 MAX_WEIGHTS = 2**23  # per column's table: at most 32 MiB to tag with, 128 MiB to train
 MAX_BUCKETS = 2**20
 PAD = 2  # words of padding on each side of a sentence's atoms
@@ -270,9 +269,11 @@ def column_scores(atoms, i, column, tags, weights, weights2, shared, version, fe
     `weights` (one table per column), the rest by `weights2` (out2: room for their scores).
     A tagger alone: every feature by its weights; a pair: see `Tagger._scoring_tables`."""
     word_features(atoms, i, column, tags, features, version)
-    pc.score(weights[column], features[:shared], NO_LABEL_FEATURES, legal, out)
+    # features[:0]: a tagger's classes have no label features (an empty array of the
+    # parser's type: a global one, read-only in compiled code, would compile `score` again)
+    pc.score(weights[column], features[:shared], features[:0], legal, out)
     if shared < features.shape[0]:
-        pc.score(weights2[column], features[shared:], NO_LABEL_FEATURES, legal, out2)
+        pc.score(weights2[column], features[shared:], features[:0], legal, out2)
         out += out2
 
 
@@ -298,7 +299,7 @@ def tag_sentence(atoms, tags, gold, weights, weights2, shared, version, totals, 
             if totals is not None:
                 if predicted != gold[column, i]:
                     errors += 1
-                    pc.update(weights[column], totals[column], features, NO_LABEL_FEATURES,
+                    pc.update(weights[column], totals[column], features, features[:0],
                               gold[column, i], predicted, step)
                 step += 1
             tags[column, i] = predicted
