@@ -158,3 +158,28 @@ def test_ctrl_c_stops_a_parse_in_processes_cleanly(tiny_model, large_input, tmp_
     while group(process.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not group(process.pid)
+
+
+SIGNAL_AT_EXIT = """
+import atexit, os, sys
+atexit.register(os.kill, os.getpid(), int(sys.argv[1]))
+sys.argv[:2] = ["arcwise"]
+from arcwise.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize("signum", SIGNALS)
+def test_a_signal_while_the_interpreter_exits_changes_nothing(tiny_model, tmp_path, signum):
+    """The parse has ended and written its output; a signal while Python exits (here from
+    an atexit function; numba's teardown takes half a second) leaves its exit status 0 and
+    stderr empty: it used to kill the process (SIGTERM, SIGHUP) or print a traceback
+    (SIGINT)."""
+    model, text = tiny_model
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_AT_EXIT, str(int(signum)), "parse", "-m", model, text,
+         "-o", tmp_path / "out.conllu"],
+        env=dict(os.environ, PYTHONPATH=str(SRC)), preexec_fn=dispositions(),
+        capture_output=True, timeout=300)
+    assert (done.returncode, done.stderr.decode()) == (0, "")
+    assert len(list(conllu.read(tmp_path / "out.conllu"))) == len(list(conllu.read(text)))
