@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test clean browser experiment dispatch docs models
+.PHONY: demo test clean browser experiment dispatch docs models stress
 
 DEMO_STAMP := $(VENV)/.installed-demo
 # this machine's CPU build of torch (a local file); the neural extra takes a range
@@ -101,6 +101,12 @@ test: $(STAMP) browser
 	echo "== second core: the unit tests with NUMBA_DISABLE_JIT=1, then the other end-to-end tests compiled =="; \
 	cat .test-second-core.log; \
 	test $$compiled -eq 0 && test $$neural -eq 0 && test $$second_status -eq 0
+
+# The stress suite's long run (tests/test_stress.py, issue #41): 50 SIGTERMs at random moments
+# of a parse of all of EWT, ten signals in each other command that writes files; `make test`
+# runs its short version (two signals a command).  ARCWISE_STRESS_SEED=N draws other moments.
+stress: $(STAMP)
+	ARCWISE_STRESS=long $(PY) -m pytest -p no:cacheprovider -m stress -rA tests/test_stress.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis .test-second-core.log models

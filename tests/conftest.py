@@ -55,6 +55,10 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "packaging: an end-to-end test of model packages (wheels, pip installs, "
         "the make models builder); `make test` runs it with the docs' tests")
+    config.addinivalue_line(
+        "markers", "stress: signals at random moments of the commands that write files "
+        "(tests/test_stress.py), end to end; short by default, ARCWISE_STRESS=long for the "
+        "long run (`make stress`)")
 
 
 def pytest_collection_modifyitems(config, items):

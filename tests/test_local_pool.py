@@ -1,8 +1,12 @@
 """The local process pool: workers leave signals to the main process, which kills them when
 it leaves the pool by an exception."""
 
+import os
 import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -32,3 +36,50 @@ def test_leaving_the_pool_by_an_exception_kills_busy_workers_at_once():
             raise KeyboardInterrupt
     assert time.monotonic() - start < 30
     assert all(f.done() for f in futures)
+
+
+def sends_half_a_result(marker: str) -> bytes:
+    """In a worker: a result whose sending stops halfway, as when the worker is killed while
+    it sends (`marker` is created once the first half is out)."""
+    from multiprocessing import connection
+
+    send = connection.Connection._send
+
+    def half(self, buf, *args):
+        send(self, buf[:len(buf) // 2])
+        open(marker, "w").close()
+        time.sleep(3600)
+
+    connection.Connection._send = half
+    return bytes(1000)
+
+
+HALF_SENT = """
+import os, sys, time
+from arcwise.core.local_pool import local_pool, submitted
+from tests.test_local_pool import sends_half_a_result
+
+try:
+    with local_pool(1) as pool:
+        submitted(pool, sends_half_a_result, [(sys.argv[1],)])
+        while not os.path.exists(sys.argv[1]):
+            time.sleep(0.01)
+        while sys._current_frames()[pool._executor_manager_thread.ident].f_code.co_name \\
+                != "_recv":  # the pool's manager thread reads the half result
+            time.sleep(0.01)
+        raise KeyboardInterrupt
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+def test_killing_a_worker_that_sends_a_result_does_not_hang_the_pool(tmp_path):
+    """The main process leaves the pool (by Ctrl-C) while the pool's manager thread reads a
+    result a worker has half sent: the worker is killed and the pool's shutdown returns
+    (it used to wait forever for the rest of the message: `arcwise parse --workers 2`
+    hung after Ctrl-C while writing)."""
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root / "src"), str(root)]))
+    done = subprocess.run([sys.executable, "-c", HALF_SENT, tmp_path / "half-sent"],
+                          env=env, capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, b"stopped\n"), done.stderr.decode()[-2000:]

@@ -15,7 +15,15 @@ import pytest
 
 from arcwise.io import conllu
 from tests.ewt import NO_JIT
-from tests.signal_dispositions import SIGNALS, dispositions
+from tests.signal_dispositions import (
+    SIGNALS,
+    dispositions,
+    group,
+    signal_mask,
+    started,
+    wait_for_handlers,
+    wait_for_no_group,
+)
 from tests.tiny_model import SRC, one_line, tiny_model  # noqa: F401 -- a fixture
 
 TEST = SRC.parent / "data" / "en_ewt" / "test.conllu.gz"
@@ -30,23 +38,11 @@ def large_input(tmp_path_factory):
     return path
 
 
-@contextlib.contextmanager
 def started_parse(model, source, directory, ignored=(), options=()):
-    """A running `arcwise parse MODEL SOURCE -o out.conllu [OPTIONS]` in `directory`, killed
-    if the test fails before it ends, leading a process group of its own; it starts with
-    the signals in `ignored` ignored, the others at their defaults."""
-    env = dict(os.environ, PYTHONPATH=str(SRC))
-    command = [sys.executable, "-m", "arcwise", "parse", "-m", model, source, "-o", "out.conllu",
-               *options]
-    process = subprocess.Popen(command, cwd=directory, env=env,
-                               preexec_fn=dispositions(ignored), process_group=0,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        yield process
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
+    """A running `arcwise parse MODEL SOURCE -o out.conllu [OPTIONS]` in `directory`
+    (`started`)."""
+    return started(["parse", "-m", model, source, "-o", "out.conllu", *options], directory,
+                   ignored)
 
 
 def wait_for_output(process, directory, timeout=120):
@@ -62,27 +58,6 @@ def wait_for_output(process, directory, timeout=120):
             return
         time.sleep(0.02)
     pytest.fail("the parse wrote nothing")
-
-
-def signal_mask(process, field):
-    """The signals /proc says `process` has in `field` (SigCgt: caught, SigIgn: ignored)."""
-    with open(f"/proc/{process.pid}/status") as status:
-        for line in status:
-            if line.startswith(field + ":"):
-                mask = int(line.split()[1], 16)
-                return {signum for signum in SIGNALS if mask >> (signum - 1) & 1}
-    return set()
-
-
-def wait_for_handlers(process, timeout=120):
-    """Block until arcwise's handlers are in place: it catches SIGHUP, which Python never
-    does by itself.  That is early: numpy, numba and the command are still importing."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and process.poll() is None:
-        if signal.SIGHUP in signal_mask(process, "SigCgt"):
-            return
-        time.sleep(0.005)
-    pytest.fail("the parse never caught SIGHUP")
 
 
 def assert_stopped_cleanly(process, signum, directory):
@@ -130,18 +105,6 @@ def test_an_ignored_signal_stays_ignored(tiny_model, large_input, tmp_path, igno
         assert_stopped_cleanly(process, stopping, tmp_path)
 
 
-def group(pgid: int) -> set[int]:
-    """The processes (no zombies) of process group `pgid`."""
-    found = set()
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        with contextlib.suppress(OSError):
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                found.add(int(pid))
-    return found
-
-
 @pytest.mark.parametrize("moment", ["spawning", "writing"])
 def test_ctrl_c_stops_a_parse_in_processes_cleanly(tiny_model, large_input, tmp_path, moment):
     """`arcwise parse --workers 2`: a Ctrl-C while the workers are being started (when
@@ -156,10 +119,7 @@ def test_ctrl_c_stops_a_parse_in_processes_cleanly(tiny_model, large_input, tmp_
             wait_for_output(process, tmp_path)
         process.send_signal(signal.SIGINT)
         assert_stopped_cleanly(process, signal.SIGINT, tmp_path)
-    deadline = time.monotonic() + 10  # the workers are killed; the tracker sees the end
-    while group(process.pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not group(process.pid)
+    assert not wait_for_no_group(process.pid)  # the workers are killed
 
 
 def workers_of(process) -> list[int]:
@@ -200,7 +160,29 @@ def test_a_killed_worker_ends_a_parse_in_processes_in_one_line(tiny_model, large
     assert one_line(stderr) == "arcwise: a parsing process died (killed by SIGKILL: out of " \
                                "memory?)"
     assert stdout == b"" and os.listdir(tmp_path) == []
-    deadline = time.monotonic() + 10
-    while group(process.pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not group(process.pid)
+    assert not wait_for_no_group(process.pid)
+
+
+SIGNAL_AT_EXIT = """
+import atexit, os, sys
+atexit.register(os.kill, os.getpid(), int(sys.argv[1]))
+sys.argv[:2] = ["arcwise"]
+from arcwise.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize("signum", SIGNALS)
+def test_a_signal_while_the_interpreter_exits_changes_nothing(tiny_model, tmp_path, signum):
+    """The parse has ended and written its output; a signal while Python exits (here from
+    an atexit function; numba's teardown takes half a second) leaves its exit status 0 and
+    stderr empty: it used to kill the process (SIGTERM, SIGHUP) or print a traceback
+    (SIGINT)."""
+    model, text = tiny_model
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_AT_EXIT, str(int(signum)), "parse", "-m", model, text,
+         "-o", tmp_path / "out.conllu"],
+        env=dict(os.environ, PYTHONPATH=str(SRC)), preexec_fn=dispositions(),
+        capture_output=True, timeout=300)
+    assert (done.returncode, done.stderr.decode()) == (0, "")
+    assert len(list(conllu.read(tmp_path / "out.conllu"))) == len(list(conllu.read(text)))

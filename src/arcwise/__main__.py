@@ -1,5 +1,6 @@
 """`python -m arcwise` and the `arcwise` command.  Signals are handled from the first
-import on, so an early Ctrl-C also ends with one line and exit 130."""
+import on, so an early Ctrl-C also ends with one line and exit 130; once the command has
+ended they are ignored (`arcwise.core.interrupts.ignore`), so its exit status stands."""
 
 import sys
 
@@ -9,9 +10,12 @@ from arcwise.core import interrupts
 def main() -> None:
     with interrupts.installed():
         try:
-            from arcwise.cli.main import main as run
+            try:
+                from arcwise.cli.main import main as run
 
-            run()  # a signal before the command's own handler is set lands here too
+                run()  # a signal before the command's own handler is set lands here too
+            finally:
+                interrupts.ignore()  # the command has ended (a signal before: below)
         except interrupts.Interrupted as interrupt:
             print(f"arcwise: {interrupt}", file=sys.stderr)
             sys.exit(interrupt.exit_code)

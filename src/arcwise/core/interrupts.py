@@ -11,6 +11,10 @@ removing its temporary file) then runs as for any exception.
 
 Without `install` (the Python API), `deferred` still guards Ctrl-C: it records
 SIGINT during the block and raises KeyboardInterrupt after it.
+
+Once the `arcwise` command has ended, its exit status stands: `ignore` drops the signals
+for the interpreter's exit (half a second once numba is loaded), where a signal would
+otherwise kill the process after its work was done, with no line and no exit code.
 """
 
 from __future__ import annotations
@@ -62,6 +66,14 @@ def installed() -> Iterator[None]:
         yield
 
 
+def ignore() -> None:
+    """Ignore SIGINT, SIGTERM and SIGHUP from now on, one that came but was not yet handled
+    included (main thread only; an `installed` block then leaves them ignored).  Python
+    keeps an ignored signal ignored to the end of the interpreter's exit."""
+    for s in SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
+
+
 @contextmanager
 def blocked() -> Iterator[None]:
     """Within the block, SIGINT, SIGTERM and SIGHUP wait: blocked in this thread (processes
@@ -85,18 +97,21 @@ def blocked() -> Iterator[None]:
 @contextmanager
 def _handlers(new: Callable[[Any], Any]) -> Iterator[None]:
     """Within the block each signal's handler is new(its previous one), in the main thread
-    (elsewhere nothing changes: only the main thread may set handlers)."""
+    (elsewhere nothing changes: only the main thread may set handlers); the previous one
+    comes back after it, unless the block set another (`ignore`)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = {s: signal.getsignal(s) for s in SIGNALS}
-    for s, handler in previous.items():
-        signal.signal(s, new(handler))
+    ours = {s: new(handler) for s, handler in previous.items()}
+    for s, handler in ours.items():
+        signal.signal(s, handler)
     try:
         yield
     finally:
         for s, handler in previous.items():
-            if handler is not None:  # None: set outside Python, cannot be put back
+            # None: set outside Python, cannot be put back
+            if handler is not None and signal.getsignal(s) is ours[s]:
                 signal.signal(s, handler)
 
 

@@ -8,6 +8,10 @@ moment they exist and ignore them once started, the main process alone reacts
 (`arcwise.core.interrupts`), and it kills them when it leaves the pool's block by an exception,
 an interrupt included.  A worker that dies (killed, out of memory) breaks the pool; `death`
 says how, for the one line the user sees.
+
+A worker killed while it sends a result leaves half a message in the result pipe, and the
+pool's manager thread, reading it, would wait for the rest forever (the main process keeps
+the pipe's write end open), and the pool's shutdown with it: `_kill` closes that end.
 """
 
 from __future__ import annotations
@@ -44,11 +48,24 @@ def local_pool(workers: int, initializer: Callable[..., Any] | None = None,
     try:
         yield pool
     except BaseException:
-        for worker in set(multiprocessing.active_children()) - before:
-            worker.kill()
+        _kill(pool, set(multiprocessing.active_children()) - before)
         raise
     finally:
         pool.shutdown(cancel_futures=True)
+
+
+def _kill(pool: ProcessPoolExecutor, workers: Iterable[multiprocessing.process.BaseProcess]
+          ) -> None:
+    """Kill the pool's workers, and close this process's write end of the pipe they send
+    results in: once they are dead, a result read halfway ends there (`EOFError`), the
+    pool is broken and its shutdown returns, as it does for workers killed between two
+    results.  That end belongs to the pool (``_result_queue``); this process never writes
+    to it."""
+    for worker in workers:
+        worker.kill()
+    results = getattr(pool, "_result_queue", None)  # CPython 3.11-3.13 (read)
+    if results is not None:
+        results._writer.close()
 
 
 def submitted(pool: ProcessPoolExecutor, function: Callable[..., Any],
