@@ -96,6 +96,13 @@ class InProcesses:
                     ready.result()
             except BrokenExecutor:
                 raise self._died() from None
+            except (OSError, ValueError):
+                # a worker dying while the others start breaks the pool under them (its
+                # manager closes the pipes the next one is being given: "bad value(s) in
+                # fds_to_keep"): that death is what the user is told
+                if not death(self._pool):
+                    raise
+                raise self._died() from None
         except BaseException:
             self._exit.__exit__(*sys.exc_info())
             raise
