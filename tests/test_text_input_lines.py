@@ -47,14 +47,17 @@ def test_every_text_format_names_the_line_at_fault(tmp_path, format, at, fault, 
 
 def test_line_ends_blank_lines_and_control_characters(tmp_path):
     """LF, CRLF and a lone CR end lines (universal newlines), each numbered; a line holding
-    only whitespace, a form feed included, is blank, not a control character."""
+    only whitespace, a form feed included, is blank; whitespace control characters (VT)
+    are spaces in a line, other control characters an error at their line."""
     path = tmp_path / "in.txt"
     path.write_bytes(b"one\r\ntwo\rthree\n\x0c\n\tfour\t\n")
     assert [(n, line) for _, n, line in tokens.lines(path)] == [
         (1, "one"), (2, "two"), (3, "three"), (4, "\x0c"), (5, "\tfour\t")]
-    path.write_bytes(b"one\rtwo\r\x0bthree\n")
-    with pytest.raises(InputError, match=r"in.txt:3: control character U\+000B"):
+    path.write_bytes(b"one\x0btwo\rthree\r\x02four\n")
+    with pytest.raises(InputError, match=r"in.txt:3: control character U\+0002"):
         list(tokens.lines(path))
+    path.write_bytes(b"one\x0btwo\n")
+    assert [line for _, _, line in tokens.lines(path)] == ["one\x0btwo"]
 
 
 @pytest.mark.end_to_end

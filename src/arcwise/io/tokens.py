@@ -19,7 +19,9 @@ from arcwise.core.errors import InputError
 from arcwise.core.text import unicode_checked, utf8_decoded
 from arcwise.io import conllu
 
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")  # control characters but tab
+# control characters that are not whitespace (tab, VT, FF and \x1c-\x1f are: a raw text's
+# spaces, a line's separators between words)
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f]")
 BOM = "\ufeff"
 MAX_LINE = 1_000_000  # characters of a line of text: bounds the memory of reading one
 # characters: a paragraph ends at the end of the line that makes it this long (line ends
@@ -44,8 +46,8 @@ def text_read(text: str) -> str:
 def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
     """(file name, line number, text without its line end, `composed`) of every line of a
     UTF-8 text file (plain or gzip, ``-`` for stdin).  Each line is decoded and checked by
-    itself, so an error names its own line: invalid UTF-8, or a control character other
-    than tab in a line that is not blank (a form feed alone is a blank line).  Lines end
+    itself, so an error names its own line: invalid UTF-8, or a control character that is
+    not whitespace (`str.isspace`: tab, VT, FF are) in a line that is not blank.  Lines end
     at LF, CRLF or CR, as in Python's universal newlines; a byte-order mark starting the
     file is dropped, as Python's ``utf-8-sig`` does (the CoNLL-U reader refuses one
     instead, as the UD validator does)."""
