@@ -64,7 +64,13 @@ def _kill(pool: ProcessPoolExecutor, workers: Iterable[multiprocessing.process.B
     for worker in workers:
         worker.kill()
     results = getattr(pool, "_result_queue", None)  # CPython 3.11-3.13 (read)
-    if results is not None:
+    if results is None:
+        return
+    # under the lock the manager thread holds while it replaces a worker (max_tasks_per_child),
+    # and with no room left for one: a replacement spawned now would be given the closed
+    # pipe (a traceback in that thread)
+    with pool._shutdown_lock:  # CPython 3.9-3.13
+        pool._max_workers = 0
         results._writer.close()
 
 
