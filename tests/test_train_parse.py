@@ -178,6 +178,12 @@ def test_bad_arguments(data):
     ({"variant_features": "yes"}, "variant_features must be true or false, not 'yes'"),
     ({"oracle_priority": "often"}, "oracle priority must be one of none, monotonic, not 'often'"),
     ({"model": "svm"}, "model must be one of perceptron, bilstm, not 'svm'"),
+    ({"model": "bilstm", "neural": {"hiden": 50}}, "unknown neural option"),
+    ({"model": "bilstm", "neural": {"dropout": 1.5}}, "dropout 1.5: use a rate in [0, 1)"),
+    ({"model": "bilstm", "neural": {"batch_sentences": 0}},
+     "neural batch_sentences must be at least 1, not 0"),
+    ({"model": "bilstm", "neural": {"aggressive_p": 2}},
+     "neural aggressive_p must be a probability (0 to 1), not 2"),
 ])
 def test_every_option_value_is_checked_before_the_data_is_read(option, message):
     """`check_options`, which `train` runs first and a grid runs on each configuration

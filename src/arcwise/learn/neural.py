@@ -102,17 +102,23 @@ class Sizes:
                              "use chars >= 0 and char_embedding >= 1")
 
 
+def checked_sizes(options: dict[str, Any], sizes_class: type = Sizes) -> Any:
+    """``sizes_class(**options)`` (``threads`` aside), or ValueError naming an unknown option
+    or a value out of range; needs no torch, so options are checked before any work."""
+    options = {k: v for k, v in options.items() if k != "threads"}
+    try:
+        return sizes_class(**options)
+    except TypeError as error:
+        raise ValueError(f"unknown neural option ({error})") from None
+
+
 def configured(options: dict[str, Any], sizes_class: type) -> tuple[Any, int]:
     """``(sizes_class(**options), threads)`` of a neural model's options, with torch set to
     that many threads (``threads``; 0: torch's default) and, training on the CPU,
     deterministic algorithms (on a GPU, cuDNN's LSTM and some index operations have
     none: a GPU run is not bit for bit repeatable)."""
-    options = dict(options)
-    threads = int(options.pop("threads", 0))
-    try:
-        sizes = sizes_class(**options)
-    except TypeError as error:
-        raise ValueError(f"unknown neural option ({error})") from None
+    threads = int(options.get("threads", 0))
+    sizes = checked_sizes(options, sizes_class)
     if threads:
         torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(current_device() == "cpu")

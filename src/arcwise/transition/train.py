@@ -263,6 +263,8 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
         raise ValueError(f"model must be one of {', '.join(MODELS)}, not {model!r}")
     if neural and model == "perceptron":
         raise ValueError("neural options go with model='bilstm'")
+    if neural:
+        check_neural(neural)
     if stepped_batch is not None and (model != "perceptron" or stepped_batch < 1):
         raise ValueError("stepped_batch goes with model='perceptron' and is at least 1")
     if stepped_batch is not None and guided:
@@ -295,6 +297,23 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
         bounds = ", ".join(ts.oracle.bounds) or "(none)"
         raise ValueError(f"{system} takes bound in {bounds}, not {bound!r}")
     return ts
+
+
+def check_neural(neural: dict[str, Any]) -> None:
+    """ValueError for a BiLSTM scorer's options (`train`'s ``neural``) that training would
+    refuse: its step options (batch_sentences, aggressive_p) and the network's
+    (`arcwise.learn.neural.checked_sizes`)."""
+    from arcwise.learn.neural import checked_sizes  # torch is imported for neural options only
+
+    options = dict(neural)
+    batch = options.pop("batch_sentences", 32)
+    if not (isinstance(batch, numbers.Integral) and batch >= 1):
+        raise ValueError(f"neural batch_sentences must be at least 1, not {batch!r}")
+    aggressive_p = options.pop("aggressive_p", 0.1)
+    if not (isinstance(aggressive_p, numbers.Real) and 0 <= aggressive_p <= 1):
+        raise ValueError(f"neural aggressive_p must be a probability (0 to 1), "
+                         f"not {aggressive_p!r}")
+    checked_sizes(options)
 
 
 @dataclasses.dataclass
