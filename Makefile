@@ -81,10 +81,9 @@ browser:
 # the Sphinx build and the guides' code) and the model packages' (marked
 # packaging); the second core runs the unit tests without JIT, then the other
 # end-to-end tests.  Measured from a cold numba cache on a 2-core machine at
-# ad6bfae, with the packaging tests still on the second core: compiled unit
-# tests 550 s, then the neural and docs tests 286 s; unit tests without JIT
-# 630 s, then the other end-to-end tests 412 s: 17.5 min in all (14.1 min in an
-# earlier run at 7b19374).  The packaging tests now run on the first core.
+# 1aa13a5 (other jobs running part of the time): compiled unit tests 668 s, then
+# the neural, docs and packaging tests 213 s; unit tests without JIT 689 s, then
+# the other end-to-end tests 321 s: 17.0 min in all (target: 15).
 # The second core's report is printed after the first's.
 test: $(STAMP) browser
 	$(VENV)/bin/lint-imports --no-cache
