@@ -47,6 +47,34 @@ def test_a_signal_inside_a_deferred_block_is_raised_after_it(default_signals):
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handlers restored
 
 
+class _Finalised:
+    """An object whose finaliser takes a SIGTERM: Python swallows what a finaliser raises."""
+
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(1000):  # the handler runs here
+            pass
+
+
+def test_a_signal_swallowed_in_a_finaliser_is_raised_at_the_next_check(
+        default_signals, tmp_path, capsys):
+    from arcwise.io.atomic import atomic_write
+
+    with interrupts.installed():
+        _Finalised()  # collected at once: its Interrupted is swallowed
+        assert "Exception ignored" not in capsys.readouterr().err  # not reported either
+        with pytest.raises(interrupts.Interrupted) as caught, interrupts.deferred():
+            pass
+        assert caught.value.name == "SIGTERM"
+        with interrupts.deferred():  # raised once
+            pass
+        _Finalised()
+        # and no output is put in place
+        with pytest.raises(interrupts.Interrupted), atomic_write(tmp_path / "out.txt") as f:
+            f.write("done")
+        assert os.listdir(tmp_path) == []
+
+
 def test_an_ignored_signal_is_left_ignored(default_signals):
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     with interrupts.installed():

@@ -12,6 +12,12 @@ removing its temporary file) then runs as for any exception.
 Without `install` (the Python API), `deferred` still guards Ctrl-C: it records
 SIGINT during the block and raises KeyboardInterrupt after it.
 
+Python swallows an exception raised in a finaliser or a weak reference's callback (the
+garbage collector may run one at any bytecode), and a signal can land there: so the handler
+also records the signal, `installed` keeps the "Exception ignored" report of such an
+`Interrupted` off stderr, and `check` (at each `deferred` block, and before
+`arcwise.io.atomic` renames its files into place) raises it again.
+
 Once the `arcwise` command has ended, its exit status stands: `ignore` drops the signals
 for the interpreter's exit (half a second once numba is loaded), where a signal would
 otherwise kill the process after its work was done, with no line and no exit code.
@@ -20,6 +26,7 @@ otherwise kill the process after its work was done, with no line and no exit cod
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -46,13 +53,34 @@ class Interrupted(BaseException):
 
 _pending: list[int] = []  # signals received inside deferred blocks, in order
 _depth = 0  # how many deferred blocks are open
+_raised: list[int] = []  # signals raised as `Interrupted`, which Python may have swallowed
 
 
 def _handler(signum: int, frame) -> None:
     if _depth:
         _pending.append(signum)
         return
+    _raised.append(signum)
     raise Interrupted(signum)
+
+
+def check() -> None:
+    """Raise `Interrupted` again for a signal whose exception may have been swallowed (see
+    above): call it where work would otherwise go on, or be committed."""
+    if _raised:
+        signum = _raised[0]
+        _raised.clear()
+        raise Interrupted(signum)
+
+
+def _unraisable(previous: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """sys.unraisablehook that is silent on `Interrupted` (`check` raises it again)."""
+
+    def hook(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, Interrupted):
+            previous(unraisable)
+
+    return hook
 
 
 @contextmanager
@@ -61,9 +89,15 @@ def installed() -> Iterator[None]:
     `deferred` blocks); the previous handlers come back after it.  A signal the process
     inherited as ignored stays ignored, as Python leaves an ignored SIGINT.  Main thread
     only."""
-    # ignored stays ignored (nohup, `&` in a script)
-    with _handlers(lambda previous: previous if previous is signal.SIG_IGN else _handler):
-        yield
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable(previous_hook)
+    try:
+        # ignored stays ignored (nohup, `&` in a script)
+        with _handlers(lambda previous: previous if previous is signal.SIG_IGN else _handler):
+            yield
+    finally:
+        sys.unraisablehook = previous_hook
+        _raised.clear()
 
 
 def ignore() -> None:
@@ -121,8 +155,13 @@ def deferred() -> Iterator[None]:
     global _depth
     from numba.core.config import DISABLE_JIT
 
-    if DISABLE_JIT or threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    check()
+    if DISABLE_JIT:
         yield  # without the JIT the "compiled" call is Python, which may stop anywhere
+        check()
         return
     if signal.getsignal(signal.SIGINT) is not _handler:  # no `installed`: guard Ctrl-C only
         caught: list[int] = []
@@ -142,6 +181,7 @@ def deferred() -> Iterator[None]:
         yield
     finally:
         _depth -= 1
+    check()
     if _pending and not _depth:
         signum = _pending[0]
         _pending.clear()

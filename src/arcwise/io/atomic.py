@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO, Any, Self
 
 from arcwise.core.errors import ArcwiseError
-from arcwise.core.interrupts import blocked
+from arcwise.core.interrupts import blocked, check
 
 
 @contextmanager
@@ -126,6 +126,7 @@ class AtomicFiles:
         """Rename every temporary file over its target, with signals held."""
         folders = sorted({os.path.dirname(resolved) for _, resolved in self._staged.values()})
         try:
+            check()  # a signal whose `Interrupted` was swallowed: nothing is renamed
             with _locked(folders), blocked():
                 while self._staged:
                     target, (temp, resolved) = next(iter(self._staged.items()))
