@@ -114,6 +114,7 @@ def test_every_network_keeps_its_tensors_on_its_device():
     from arcwise import systems
     from arcwise.core.vocab import Vocabularies
     from arcwise.features.batch import Batch
+    from arcwise.features.templates import neural_addresses
     from arcwise.graph.biaffine import BiaffineNetwork, BiaffineSizes
     from arcwise.graph.biaffine_parser import padding_mask
     from arcwise.learn import perceptron as pc
@@ -130,10 +131,11 @@ def test_every_network_keeps_its_tensors_on_its_device():
              "char_embedding": 4}
     device._device = "meta"  # not a device to parse on: set directly, not resolved
     kernels = systems.get("arc-hybrid").kernels
-    scorer = BiLSTMScorer(kernels.bases, pc.ClassSet.for_system(kernels, ["root", "dep"]),
+    scorer = BiLSTMScorer(neural_addresses("arc-hybrid"),
+                          pc.ClassSet.for_system(kernels, ["root", "dep"]),
                           vocabulary_sizes(vocabularies), Sizes(**sizes), chars=chars)
     context = scorer.encode(batch, train=False)
-    positions = np.array([[0, 1, -1, 2, 3, -1, 4, 5][: len(scorer.bases)]] * 3)
+    positions = np.array([[0, 1, -1, 2, 3, -1, 4, 5][: len(scorer.addresses)]] * 3)
     assert scorer.class_scores(context, positions).device.type == "meta"
 
     network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(vocabularies.deprel),

@@ -25,6 +25,8 @@ torch = pytest.importorskip("torch")
 import arcwise  # noqa: E402
 from arcwise import systems  # noqa: E402
 from arcwise.core.errors import ArcwiseError  # noqa: E402
+from arcwise.features.addresses import BASE_NAMES, N_BASES, base_positions
+from arcwise.features.templates import neural_addresses
 from arcwise.learn import perceptron as pc  # noqa: E402
 from arcwise.models import modelfile  # noqa: E402
 from arcwise.systems import state as st  # noqa: E402
@@ -49,9 +51,8 @@ TINY = {"word": 8, "suffix": 4, "shape": 4, "tag": 4, "lstm": 8, "hidden": 8, "t
 
 
 class RandomScorer:
-    """A scorer of random numbers: which zero-cost class the oracle step picks is arbitrary."""
-
-    bases = ("S0",)
+    """A scorer of random numbers: which zero-cost class the oracle step picks is arbitrary;
+    it reads the words of the system's "paper" feature set."""
 
     def __init__(self, seed):
         self.rng = np.random.default_rng(seed)
@@ -78,6 +79,7 @@ def test_following_the_oracle_step_builds_the_gold_trees(golds, name, dynamic, s
                            "deprel": deprel, "guided": False})()
     scorer = RandomScorer(seed)
     scorer.n_classes = classes.n_classes
+    scorer.addresses = neural_addresses(name, "paper")
     stepper = Stepper(ts.kernels, classes, scorer, batch)
     gold_flat, gold_offsets = flat_gold([ts.oracle.prepare(np.array(g, np.int32)) for g in golds])
     gold_label = np.maximum(deprel - 2, -1).astype(np.int32)
@@ -88,6 +90,12 @@ def test_following_the_oracle_step_builds_the_gold_trees(golds, name, dynamic, s
                        for c in np.flatnonzero(legal[r])}
             state = stepper.states[b][: st.state_size(stepper.sizes[b])]
             assert allowed == set(ts.legal(Configuration(state, ts)))
+        positions = stepper.positions(rows)  # the words a neural scorer reads, as brute force
+        for r, b in enumerate(rows):
+            state = stepper.states[b][: st.state_size(stepper.sizes[b])]
+            expected = [address_word(ts.kernels.system_id, state, a)
+                        for a in scorer.addresses]
+            assert list(positions[r]) == [offsets[b] + w if w >= 0 else -1 for w in expected]
         zero_cost = np.zeros_like(legal)
         scores = scorer.scores(rows)
         target, follow = steps.oracle_step(
@@ -104,6 +112,26 @@ def test_following_the_oracle_step_builds_the_gold_trees(golds, name, dynamic, s
         assert is_well_formed(built)
         if ts.can_build(gold):
             assert list(built[1:]) == list(gold[1:])
+
+
+def address_word(system_id, state, address):
+    """The word at an address (a base position, then moves h, l, r) by brute force."""
+    bases = np.full(N_BASES, -1, dtype=np.int64)
+    base_positions(system_id, state, bases)
+    name, *moves = address.split(".")
+    word = int(bases[BASE_NAMES.index(name)])
+    n = int(state[st.N])
+    for move in moves:
+        if word < 0:
+            break
+        if move == "h":
+            word = int(st.head_of(state, word))
+        else:
+            left = move == "l"
+            dependents = [d for d in range(1, n + 1) if st.head_of(state, d) == word
+                          and (d < word if left else d > word)]
+            word = (min(dependents) if left else max(dependents)) if dependents else -1
+    return word
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +160,54 @@ def test_bilstm_trains_parses_saves_and_loads(name, oracle, data, tmp_path):
         assert list(h1) == list(h2) and d1 == d2
 
 
+@pytest.mark.parametrize("name", ["two-planar", "arc-hybrid+swap", "arc-eager", "covington-nm"])
+def test_the_paper_feature_set_trains_and_travels_in_the_model_file(name, data, tmp_path):
+    """--neural features=paper: the 2018 paper's words (§4.2; Kiperwasser & Goldberg's set
+    for arc-eager and Covington), with the stack words' dependents; the network reads one
+    vector per address, and the model file keeps the set."""
+    parser, log = tiny_train(name, data, features="paper")
+    addresses = neural_addresses(name, "paper")
+    assert any("." in a for a in addresses)  # dependents, not only base positions
+    assert parser.scorer.addresses == addresses
+    assert log["hyperparameters"]["features"] == "paper"
+    first = parser.scorer.network.transition[0]
+    assert first.in_features == len(addresses) * parser.scorer.network.width
+    path = tmp_path / "m.arcwise"
+    parser.save(path)
+    loaded = arcwise.load(path).parser
+    assert loaded.scorer.addresses == addresses and loaded.scorer.features == "paper"
+    assert ([list(h) for h, _ in loaded.parse(data[1])]
+            == [list(h) for h, _ in parser.parse(data[1])])
+
+
+def test_neural_features_by_name_or_addresses_and_refused_in_one_line(tmp_path):
+    assert neural_addresses("two-planar", "S0, T0.l B0") == ("S0", "T0.l", "B0")
+    with pytest.raises(ValueError, match="did you mean paper"):
+        neural_addresses("two-planar", "papr")
+    with pytest.raises(ValueError, match="T0 is not a base position of this system"):
+        neural_addresses("arc-hybrid", "S0 T0")
+    with pytest.raises(ValueError, match="unknown move 'x'"):
+        neural_addresses("arc-hybrid", "S0.x")
+    train_file = tmp_path / "t.conllu"
+    train_file.write_text("1\ta\ta\tX\tX\t_\t0\troot\t_\t_\n\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "arcwise", "train", "--system", "arc-hybrid", "--model", "bilstm",
+         "--train", str(train_file), "-o", str(tmp_path / "m"), "--neural", "features=papr"],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "features=papr" in done.stderr and "did you mean paper" in done.stderr
+
+
+def test_a_model_file_from_before_feature_sets_still_loads(data):
+    """Model files written before feature sets name their words "bases"."""
+    parser, _ = tiny_train("arc-hybrid", data)
+    arrays, meta = parser.saved()
+    meta["scorer"]["bases"] = meta["scorer"].pop("addresses")
+    del meta["scorer"]["features"]
+    loaded = ScorerParser.from_saved(arrays, meta, "old.arcwise")
+    assert loaded.scorer.addresses == parser.scorer.addresses
+
+
 def test_the_batch_loss_is_the_hinge_of_every_learned_configuration(data):
     """`learn` keeps configurations, `update` scores them again in one go: its loss is the
     sum over them of max(0, 1 - best right score + best wrong score) over every scored
@@ -146,7 +222,7 @@ def test_the_batch_loss_is_the_hinge_of_every_learned_configuration(data):
     n_classes = len(scorer.column_of_class)
     expected = 0.0
     for rows in (5, 3):
-        positions = rng.integers(-1, len(batch.words), (rows, len(scorer.bases)))
+        positions = rng.integers(-1, len(batch.words), (rows, len(scorer.addresses)))
         legal = rng.random((rows, n_classes)) < 0.7
         zero_cost = legal & (rng.random((rows, n_classes)) < 0.3)
         zero_cost[0] = False  # a row without a right class learns nothing

@@ -318,7 +318,10 @@ def register(app: typer.Typer) -> None:
             "default none), char_embedding, lstm, layers, word_dropout, dropout, "
             "learning_rate, decay and decay_updates (the rate times decay every "
             "decay_updates updates; default none), batch_sentences, threads; bilstm: "
-            "hidden, aggressive_p; biaffine: arc, label.",
+            "hidden, aggressive_p, features (the words the network reads: paper, the "
+            "2018 paper's and Kiperwasser & Goldberg's, with the stack words' leftmost and "
+            "rightmost dependents; compact, the default, the words alone; or addresses "
+            "such as S0,S1,B0,S0.l); biaffine: arc, label.",
         ),
         device: str = typer.Option(
             "cpu", "--device",
@@ -499,6 +502,13 @@ def checked_model(system: str, model: str, neural: list[str]) -> dict:
         raise ArcwiseError(f"--model {model} does not train --system {system}: "
                            "--model bilstm trains transition systems, --model biaffine "
                            "the graph-based parser (--system mst)")
+    if "features" in options:
+        from arcwise.features.templates import neural_addresses
+
+        try:
+            neural_addresses(system, options["features"])
+        except ValueError as error:
+            raise ArcwiseError(f"--neural features={options['features']}: {error}") from None
     return options
 
 
@@ -519,12 +529,15 @@ def parse_neural(pairs: list[str], model: str, flag: str = "--neural") -> dict:
     known = dict(size_fields)
     known.update(batch_sentences="int", threads="int")
     if model == "bilstm":
-        known.update(aggressive_p="float")
+        known.update(aggressive_p="float", features="str")
     options = {}
     for pair in pairs:
         key, _, value = pair.partition("=")
         if key not in known:
             raise ArcwiseError(f"{flag} {pair}: unknown option; use one of {', '.join(known)}")
+        if known[key] == "str":
+            options[key] = value
+            continue
         try:
             options[key] = float(value) if known[key] in (float, "float") else int(value)
         except ValueError:

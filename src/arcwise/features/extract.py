@@ -174,6 +174,46 @@ def head_place(head, left, right):
     return 5 if head == right else 6
 
 
+@njit(cache=True)
+def resolve(state, program, positions, at, summary, label_sets):
+    """at[a] = the word at address a of the program (-1 if none), given the base positions;
+    an address whose dependents the program reads gets its summary row and label sets."""
+    heads = heads_offset(state)
+    for a in range(program.address_base.shape[0]):
+        if program.address_base[a] >= 0:
+            w = positions[program.address_base[a]]
+        else:
+            parent = program.address_parent[a]
+            move = program.address_move[a]
+            w = at[parent]
+            if w != -1:
+                if move == HEAD or move == GRANDPARENT:
+                    w = state[heads + w]
+                    if move == GRANDPARENT and w != -1:
+                        w = state[heads + w]
+                else:
+                    w = summary[parent, move - LEFTMOST]
+        at[a] = w
+        if program.address_dependents[a] and w != -1:
+            dependents(state, w, summary[a], label_sets[a])
+
+
+@njit(cache=True, literal=("system_id",))
+def address_words(system_id, state, program, wanted, out):
+    """out[k] = the word at address wanted[k] of an address program
+    (`arcwise.features.templates.compile_addresses`), -1 if none: the words a neural
+    scorer reads."""
+    n_addresses = program.address_base.shape[0]
+    positions = np.empty(N_BASES, dtype=np.int64)
+    base_positions(system_id, state, positions)
+    at = np.empty(n_addresses, dtype=np.int64)
+    summary = np.empty((n_addresses, SUMMARY), dtype=np.int64)
+    label_sets = np.empty((n_addresses, 2), dtype=np.uint64)
+    resolve(state, program, positions, at, summary, label_sets)
+    for k in range(wanted.shape[0]):
+        out[k] = at[wanted[k]]
+
+
 @njit(cache=True, literal=("system_id",))
 def extract(system_id, state, program, words, out_transition, out_label):
     """Hash the features of a configuration.
@@ -195,23 +235,7 @@ def extract(system_id, state, program, words, out_transition, out_label):
     at = np.empty(n_addresses, dtype=np.int64)  # the word at each address, -1 if none
     summary = np.empty((n_addresses, SUMMARY), dtype=np.int64)
     label_sets = np.empty((n_addresses, 2), dtype=np.uint64)
-    for a in range(n_addresses):
-        if program.address_base[a] >= 0:
-            w = positions[program.address_base[a]]
-        else:
-            parent = program.address_parent[a]
-            move = program.address_move[a]
-            w = at[parent]
-            if w != -1:
-                if move == HEAD or move == GRANDPARENT:
-                    w = state[heads + w]
-                    if move == GRANDPARENT and w != -1:
-                        w = state[heads + w]
-                else:
-                    w = summary[parent, move - LEFTMOST]
-        at[a] = w
-        if program.address_dependents[a] and w != -1:
-            dependents(state, w, summary[a], label_sets[a])
+    resolve(state, program, positions, at, summary, label_sets)
 
     n_values = program.value_address.shape[0]
     values = np.empty(n_values, dtype=np.uint64)

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import NamedTuple
@@ -49,6 +50,7 @@ from typing import NamedTuple
 import numpy as np
 
 from arcwise.core.errors import ArcwiseError, InputError
+from arcwise.core.registry import did_you_mean
 from arcwise.features.addresses import BASE_NAMES
 from arcwise.features.hashing import text_hash
 from arcwise.systems import REGISTRY, ids
@@ -66,6 +68,12 @@ def _registered() -> dict[int, tuple]:
 
 # The base positions each system fills (its module's BASES).
 BASES_OF = {system_id: module.BASES for system_id, (module, _) in _registered().items()}
+
+# The words a neural scorer reads, by feature set name, of each system (its module's
+# NEURAL_FEATURES; `neural_addresses`).
+NEURAL_FEATURES_OF = {system_id: dict(getattr(module, "NEURAL_FEATURES", {}))
+                      for system_id, (module, _) in _registered().items()}
+DEFAULT_NEURAL_FEATURES = "compact"
 
 # Tree moves from a word.
 MOVES = ("h", "h2", "l", "l'", "r", "r'", "l2", "r2")
@@ -203,11 +211,9 @@ class FeatureTable:
 # --- parsing ------------------------------------------------------------------
 
 
-def _parse_part(text: str, bases: tuple[str, ...], where) -> Part:
-    fields = text.split(".")
-    if len(fields) < 2 or not all(fields):
-        raise where(f"{text!r} is not ADDRESS.ATOMS (e.g. L0.wp, S0.h.p)")
-    base, *moves, atoms = fields
+def _parse_address(fields: list[str], text: str, bases: tuple[str, ...], where) -> None:
+    """Check an address (a base position, then tree moves) given as its dotted fields."""
+    base, *moves = fields
     if base not in BASES:
         raise where(f"unknown base position {base!r}; this system has {' '.join(bases)}")
     if base not in bases:
@@ -215,6 +221,14 @@ def _parse_part(text: str, bases: tuple[str, ...], where) -> Part:
     for move in moves:
         if move not in MOVE:
             raise where(f"unknown move {move!r} in {text!r}; moves are {' '.join(MOVES)}")
+
+
+def _parse_part(text: str, bases: tuple[str, ...], where) -> Part:
+    fields = text.split(".")
+    if len(fields) < 2 or not all(fields):
+        raise where(f"{text!r} is not ADDRESS.ATOMS (e.g. L0.wp, S0.h.p)")
+    base, *moves, atoms = fields
+    _parse_address(fields[:-1], text, bases, where)
     tokens = _ATOM_TOKEN.findall(atoms)
     if "".join(tokens) != atoms:
         raise where(
@@ -263,46 +277,58 @@ def parse(text: str, system_id: int, source: str = "<templates>") -> tuple[Templ
 # --- compiling ----------------------------------------------------------------
 
 
+class _Addresses:
+    """The distinct addresses of a program, each after its parent (a base position, or a
+    move from an earlier address): address_of(("S0", "l")) is S0.l's index."""
+
+    def __init__(self) -> None:
+        self.index: dict[tuple[str, ...], int] = {}
+        self.base: list[int] = []
+        self.parent: list[int] = []
+        self.move: list[int] = []
+
+    def address_of(self, path: tuple[str, ...]) -> int:
+        if path not in self.index:
+            if len(path) == 1:
+                base, parent, move = BASE[path[0]], -1, -1
+            else:
+                base, parent, move = -1, self.address_of(path[:-1]), MOVE[path[-1]]
+            self.base.append(base)
+            self.parent.append(parent)
+            self.move.append(move)
+            self.index[path] = len(self.base) - 1
+        return self.index[path]
+
+    def scanned(self, also: Iterable[int] = ()) -> np.ndarray:
+        """Which addresses need their dependents scanned: those a dependent move starts
+        from, and `also`."""
+        dependents = np.zeros(len(self.base), dtype=np.bool_)
+        dependents[list(also)] = True
+        for a, move in enumerate(self.move):
+            if move not in (-1, HEAD, GRANDPARENT):
+                dependents[self.parent[a]] = True
+        return dependents
+
+
 def compile_templates(templates: tuple[Template, ...]) -> FeatureProgram:
     """The `FeatureProgram` of parsed templates (shared addresses and values once)."""
-    addresses: dict[tuple[str, ...], int] = {}
-    base, parent, move = [], [], []
-
-    def address_of(path: tuple[str, ...]) -> int:
-        if path not in addresses:
-            if len(path) == 1:
-                base.append(BASE[path[0]])
-                parent.append(-1)
-                move.append(-1)
-            else:
-                up = address_of(path[:-1])  # parents get lower indices
-                base.append(-1)
-                parent.append(up)
-                move.append(MOVE[path[-1]])
-            addresses[path] = len(base) - 1
-        return addresses[path]
-
+    book = _Addresses()
     values: dict[tuple[int, int], int] = {}
     rows = np.full((len(templates), MAX_VALUES), -1, dtype=np.int32)
     for t, template in enumerate(templates):
         k = 0
         for part in template.parts:
-            a = address_of(part.address)
+            a = book.address_of(part.address)
             for atom in part.atoms:
                 rows[t, k] = values.setdefault((a, ATOM[atom]), len(values))
                 k += 1
-    dependents = np.zeros(len(base), dtype=np.bool_)
-    for (a, atom) in values:
-        if atom in (LEFT_VALENCY, RIGHT_VALENCY, LEFT_LABELS, RIGHT_LABELS):
-            dependents[a] = True
-    for a in range(len(base)):
-        if move[a] not in (-1, HEAD, GRANDPARENT):
-            dependents[parent[a]] = True
+    dependents = book.scanned(a for (a, atom) in values
+                              if atom in (LEFT_VALENCY, RIGHT_VALENCY, LEFT_LABELS, RIGHT_LABELS))
     pairs = list(values)
     return FeatureProgram(
-        address_base=np.array(base, dtype=np.int32),
-        address_parent=np.array(parent, dtype=np.int32),
-        address_move=np.array(move, dtype=np.int32),
+        address_base=np.array(book.base, dtype=np.int32),
+        address_parent=np.array(book.parent, dtype=np.int32),
+        address_move=np.array(book.move, dtype=np.int32),
         address_dependents=dependents,
         value_address=np.array([a for a, _ in pairs], dtype=np.int32),
         value_atom=np.array([atom for _, atom in pairs], dtype=np.int32),
@@ -310,6 +336,60 @@ def compile_templates(templates: tuple[Template, ...]) -> FeatureProgram:
         template_seed=np.array([text_hash(t.text) for t in templates], dtype=np.uint64),
         label_templates=np.array([t for t, tm in enumerate(templates) if tm.label], dtype=np.int32),
     )
+
+
+def compile_addresses(addresses: tuple[str, ...], system: str | int,
+                      source: str = "neural features") -> tuple[FeatureProgram, np.ndarray]:
+    """The words a neural scorer reads (addresses such as ``S0``, ``S0.l``, ``B0.h.r``; the
+    system's `NEURAL_FEATURES`), as a `FeatureProgram` with no templates and the index of
+    each address in it: `arcwise.features.extract.address_words` resolves them.  ValueError
+    names a bad address."""
+    system_id = ids.system_id(system) if isinstance(system, str) else int(system)
+    bases = BASES_OF[system_id]
+
+    def where(message):
+        return ValueError(f"{source}: {message}")
+
+    book = _Addresses()
+    wanted = []
+    for text in addresses:
+        fields = text.split(".")
+        if not all(fields):
+            raise where(f"{text!r} is not an address (e.g. S0, S0.l, L0.h)")
+        _parse_address(fields, text, bases, where)
+        wanted.append(book.address_of(tuple(fields)))
+    if not wanted:
+        raise where("no addresses")
+    dependents = book.scanned()
+    empty = np.zeros(0, dtype=np.int32)
+    program = FeatureProgram(
+        address_base=np.array(book.base, dtype=np.int32),
+        address_parent=np.array(book.parent, dtype=np.int32),
+        address_move=np.array(book.move, dtype=np.int32),
+        address_dependents=dependents,
+        value_address=empty, value_atom=empty,
+        template_values=np.zeros((0, MAX_VALUES), dtype=np.int32),
+        template_seed=np.zeros(0, dtype=np.uint64), label_templates=empty)
+    return program, np.array(wanted, dtype=np.int64)
+
+
+def neural_addresses(system: str | int, features: str = DEFAULT_NEURAL_FEATURES) -> tuple[str, ...]:
+    """The words a neural scorer of `system` reads: the feature set named `features` (the
+    system module's NEURAL_FEATURES: "paper", "compact"), or addresses of its own
+    separated by spaces or commas ("S0 S1 B0 S0.l"); ValueError naming what is wrong."""
+    system_id = ids.system_id(system) if isinstance(system, str) else int(system)
+    sets = NEURAL_FEATURES_OF[system_id]
+    if not isinstance(features, str):
+        raise ValueError(f"neural features must be a set name or addresses, not {features!r}")
+    if features in sets:
+        return sets[features]
+    addresses = tuple(features.replace(",", " ").split())
+    if len(addresses) == 1 and "." not in addresses[0] and addresses[0] not in BASES:
+        guess = did_you_mean(features, sets) or ";"
+        raise ValueError(f"unknown neural feature set {features!r}{guess} this system has "
+                         f"{', '.join(sets)}, or give addresses (S0 S1 S0.l)")
+    compile_addresses(addresses, system_id, f"neural features {features!r}")  # checks them
+    return addresses
 
 
 def compile_table(text: str, system: str | int, source: str = "<templates>") -> FeatureTable:

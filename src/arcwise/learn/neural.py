@@ -6,7 +6,7 @@ still has), optionally the final states of a BiLSTM over its characters
 (`Sizes.chars`; Ballesteros et al. 2015, Dozat et al. 2017), and its UPOS,
 XPOS and FEATS; a 2-layer BiLSTM reads the
 sentence; a configuration is the concatenation of the BiLSTM vectors of the
-words at the system's base positions (`SystemKernels.bases`; a learned
+words its feature set names (`arcwise.features.templates.neural_addresses`; a learned
 vector where there is no word); two MLPs score it, one per transition and
 one per (arc transition, label), and a labeled class scores the sum.
 

@@ -49,8 +49,17 @@ ACTIONS = (
 )
 LABELED = (False, True, True, False, True, True, True, True)
 
-# the words a neural scorer reads (`arcwise.features.addresses` bases; Kiperwasser & Goldberg 2016, §5, and B1, which the buffer transitions touch)
-SCORER_BASES = ("S0", "S1", "S2", "B0", "B1")
+# The words a neural scorer reads (`arcwise.features.templates.compile_addresses`: a base
+# position, then tree moves), by feature set name (`--neural features=NAME`).  "paper":
+# Kiperwasser & Goldberg's (2016, §5) set as the 2018 paper (§4.2) reads it for arc-hybrid,
+# the top 3 stack words and the buffer front with the leftmost and rightmost dependents of
+# the stack words and the leftmost of the buffer front, and B1, which the buffer
+# transitions touch; "compact": the words alone.
+NEURAL_FEATURES = {
+    "paper": ("S0", "S1", "S2", "B0", "B1",
+              "S0.l", "S0.r", "S1.l", "S1.r", "S2.l", "S2.r", "B0.l"),
+    "compact": ("S0", "S1", "S2", "B0", "B1"),
+}
 BASES = STACK_BASES  # the base positions its configurations fill (`base_positions`)
 
 # Option bits (OPTIONS header slot) and the action each one enables.

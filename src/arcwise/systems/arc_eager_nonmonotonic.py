@@ -35,7 +35,7 @@ is_terminal = ae.is_terminal
 base_positions, focus_words, distance_words = ae.base_positions, ae.focus_words, ae.distance_words
 
 
-SCORER_BASES = ae.SCORER_BASES  # the words a neural scorer reads
+NEURAL_FEATURES = ae.NEURAL_FEATURES  # the words a neural scorer reads
 BASES = ae.BASES
 
 

@@ -46,8 +46,15 @@ LABELED = (False, True, True, False)
 HAS_SWAP = 1  # option bit in the OPTIONS header slot
 
 
-# the words a neural scorer reads (`arcwise.features.addresses` bases; Kiperwasser & Goldberg 2016, §5)
-SCORER_BASES = ("S0", "S1", "S2", "B0")
+# The words a neural scorer reads (`arcwise.features.templates.compile_addresses`: a base
+# position, then tree moves), by feature set name (`--neural features=NAME`).  "paper":
+# Kiperwasser & Goldberg 2016 (§5) as the 2018 paper (§4.2) reads them, the top 3 stack
+# words and the buffer front, the leftmost and rightmost dependents of the stack words and
+# the leftmost dependent of the buffer front; "compact": the words alone.
+NEURAL_FEATURES = {
+    "paper": ("S0", "S1", "S2", "B0", "S0.l", "S0.r", "S1.l", "S1.r", "S2.l", "S2.r", "B0.l"),
+    "compact": ("S0", "S1", "S2", "B0"),
+}
 BASES = STACK_BASES  # the base positions its configurations fill (`base_positions`)
 
 

@@ -48,7 +48,6 @@ class SystemKernels:
     # (a field, not read from `initial(0)`: that would compile `initial` once more, for
     # no argument, beside the specialization the compiled loops use)
     options: int = 0
-    bases: tuple[str, ...] = ()  # the base positions a neural scorer reads (SCORER_BASES)
 
     @property
     def system_id(self) -> int:
@@ -399,7 +398,6 @@ class Registry:
         system_module, oracle_module = self.entries[base].system, self.entries[base].oracle
         module = importlib.import_module(system_module)
         kernels = module.make(frozenset(extensions))
-        kernels = dataclasses.replace(kernels, bases=tuple(getattr(module, "SCORER_BASES", ())))
         oracle = None
         if oracle_module and importlib.util.find_spec(oracle_module) is not None:
             oracle = importlib.import_module(oracle_module).make(kernels, **oracle_options)

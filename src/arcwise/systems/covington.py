@@ -30,8 +30,18 @@ LABELED = (False, False, True, True)
 WITH_ROOT = 1  # option bit (OPTIONS header slot): 0 is the first word of λ1
 
 
-# the words a neural scorer reads (`arcwise.features.addresses` bases; the focus words, their neighbours and the words between them)
-SCORER_BASES = ("L0", "L1", "R0", "R1", "CL", "CR")
+# The words a neural scorer reads (`arcwise.features.templates.compile_addresses`: a base
+# position, then tree moves), by feature set name (`--neural features=NAME`).  "paper":
+# Kiperwasser & Goldberg's (2016, §5) set carried over to Covington's lists, λ1 standing for
+# the stack: the last 3 words of λ1 (L0 L1 L2) and the buffer front R0, the leftmost and
+# rightmost dependents of the λ1 words and the leftmost dependent of R0; "compact": the
+# focus words, their neighbours and the first and last words between the focus words whose
+# head is not in [L0, R0] (CL, CR).
+NEURAL_FEATURES = {
+    "paper": ("L0", "L1", "L2", "R0",
+              "L0.l", "L0.r", "L1.l", "L1.r", "L2.l", "L2.r", "R0.l"),
+    "compact": ("L0", "L1", "R0", "R1", "CL", "CR"),
+}
 BASES = COVINGTON_BASES  # the base positions its configurations fill (`base_positions`)
 
 

@@ -28,8 +28,18 @@ ACTIONS = ("shift", "reduce", "left-arc", "right-arc", "switch")
 LABELED = (False, False, True, True, False)
 
 
-# the words a neural scorer reads (`arcwise.features.addresses` bases; 2018 paper §4.2: the tops of both stacks and the buffer front)
-SCORER_BASES = ("S0", "S1", "T0", "T1", "B0")
+# The words a neural scorer reads (`arcwise.features.templates.compile_addresses`: a base
+# position, then tree moves), by feature set name (`--neural features=NAME`).  "paper": the
+# 2018 paper's §4.2, after Kiperwasser & Goldberg 2016: the top 3 words of the active stack,
+# the buffer front, the top 2 of the inactive stack, the leftmost and rightmost dependents
+# of those stack words and the leftmost dependent of the buffer front; "compact": the tops
+# of both stacks and the buffer front.
+NEURAL_FEATURES = {
+    "paper": ("S0", "S1", "S2", "B0", "T0", "T1",
+              "S0.l", "S0.r", "S1.l", "S1.r", "S2.l", "S2.r", "T0.l", "T0.r", "T1.l", "T1.r",
+              "B0.l"),
+    "compact": ("S0", "S1", "T0", "T1", "B0"),
+}
 BASES = STACK_BASES + INACTIVE_STACK_BASES  # the base positions it fills (`base_positions`)
 
 

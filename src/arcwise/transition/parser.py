@@ -41,6 +41,7 @@ from arcwise.core.errors import ArcwiseError
 from arcwise.core.vocab import Vocabularies, check_tagged
 from arcwise.features import FeatureTable
 from arcwise.features.batch import Batch
+from arcwise.features.templates import compile_addresses
 from arcwise.io import annotate
 from arcwise.io.annotations import tree_annotations
 from arcwise.learn import perceptron as pc
@@ -441,5 +442,10 @@ class ScorerParser(TransitionParser):
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ArcwiseError(f"{source}: bad model metadata ({error})") from None
         scorer = make_scorer.from_saved(arrays, scorer_meta, classes, source)
+        if scorer.addresses:
+            try:
+                compile_addresses(scorer.addresses, kernels.system_id, "its neural features")
+            except ValueError as error:
+                raise ArcwiseError(f"{source}: bad model metadata ({error})") from None
         return cls(system, vocabularies, classes, scorer, meta["root_label"],
                    pseudo_projective=meta.get("pseudo_projective"), **cls.common_of(meta))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from arcwise.features.addresses import BASE_NAMES
+from arcwise.features.templates import compile_addresses
 from arcwise.learn import perceptron as pc
 from arcwise.transition import steps
 
@@ -28,7 +28,8 @@ class Stepper:
         self.sizes = (np.diff(batch.offsets) - 1).astype(np.int64)
         self.states = steps.initial_states(kernels.system_id, kernels.options, self.sizes)
         self.counts = np.zeros(len(self.sizes), dtype=np.int64)
-        self.bases = np.array([BASE_NAMES.index(b) for b in scorer.bases], dtype=np.int64)
+        self.addresses = (compile_addresses(scorer.addresses, kernels.system_id)
+                          if scorer.addresses else None)
 
     def running(self) -> np.ndarray:
         return steps.running_rows(self.kernels.system_id, self.states, self.counts)
@@ -40,10 +41,11 @@ class Stepper:
         return legal
 
     def positions(self, rows: np.ndarray) -> np.ndarray:
-        out = np.empty((len(rows), len(self.bases)), dtype=np.int64)
-        if not len(self.bases):  # a scorer that reads the whole configuration
-            return out
-        steps.positions(self.kernels.system_id, self.states, rows, self.bases,
+        if self.addresses is None:  # a scorer that reads the whole configuration
+            return np.empty((len(rows), 0), dtype=np.int64)
+        program, wanted = self.addresses
+        out = np.empty((len(rows), len(wanted)), dtype=np.int64)
+        steps.positions(self.kernels.system_id, self.states, rows, program, wanted,
                         self.batch.offsets, out)
         return out
 

@@ -8,7 +8,7 @@ only the cells an n-word state has).  A step over `rows` (the row indices still
 running) is::
 
     legal_classes  -> which labeled classes each configuration allows
-    positions      -> the words a scorer reads (`arcwise.features.addresses` bases)
+    positions      -> the words a scorer reads (its feature addresses)
     (the scorer's scores for those classes)
     oracle_step    -> per row the class to learn (target), the classes as good as
                       it (zero-cost), and the class to follow (exploration policy)
@@ -24,7 +24,7 @@ import numpy as np
 
 from arcwise.core.jit import njit
 from arcwise.dispatch import oracles, systems
-from arcwise.features.addresses import N_BASES, base_positions
+from arcwise.features.extract import address_words
 from arcwise.learn import perceptron as pc
 from arcwise.systems import state as st
 from arcwise.systems.base import gold_of
@@ -68,15 +68,17 @@ def legal_classes(system_id, states, rows, class_transition, out):
 
 
 @njit(cache=True)
-def positions(system_id, states, rows, bases, word_offsets, out):
-    """out[r, k] = the word at base position bases[k] of configuration rows[r], as a row
-    of the batch's flat word arrays (word_offsets[b] + word), or -1 where there is none."""
-    found = np.empty(N_BASES, dtype=np.int64)
+def positions(system_id, states, rows, program, wanted, word_offsets, out):
+    """out[r, k] = the word at address wanted[k] of an address program (a neural scorer's
+    features, `arcwise.features.templates.compile_addresses`) in configuration rows[r], as
+    a row of the batch's flat word arrays (word_offsets[b] + word), or -1 where there is
+    none."""
+    found = np.empty(wanted.shape[0], dtype=np.int64)
     for r in range(rows.shape[0]):
         b = rows[r]
-        base_positions(system_id, states[b], found)
-        for k in range(bases.shape[0]):
-            w = found[bases[k]]
+        address_words(system_id, states[b], program, wanted, found)
+        for k in range(wanted.shape[0]):
+            w = found[k]
             out[r, k] = word_offsets[b] + w if w >= 0 else -1
 
 

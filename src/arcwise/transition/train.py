@@ -42,6 +42,7 @@ from arcwise.core.errors import ArcwiseError
 from arcwise.core.vocab import Vocabularies
 from arcwise.features import FeatureTable, default_table
 from arcwise.features.batch import Batch, sub_batch
+from arcwise.features.templates import DEFAULT_NEURAL_FEATURES, neural_addresses
 from arcwise.learn import perceptron as pc
 from arcwise.models.kinds import scorer_class
 from arcwise.systems.base import flat_gold
@@ -263,8 +264,6 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
         raise ValueError(f"model must be one of {', '.join(MODELS)}, not {model!r}")
     if neural and model == "perceptron":
         raise ValueError("neural options go with model='bilstm'")
-    if neural:
-        check_neural(neural)
     if stepped_batch is not None and (model != "perceptron" or stepped_batch < 1):
         raise ValueError("stepped_batch goes with model='perceptron' and is at least 1")
     if stepped_batch is not None and guided:
@@ -291,6 +290,8 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
                              f"only, not {system}")
         oracle_options = {**oracle_options, "priority": oracle_priority}
     ts = registry.get(system, **oracle_options)
+    if neural:
+        check_neural(neural, ts.kernels.system_id)
     if ts.oracle is None:
         raise ValueError(f"{system} has no oracle to train with")
     if bound is not None and bound not in ts.oracle.bounds:
@@ -299,13 +300,15 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
     return ts
 
 
-def check_neural(neural: dict[str, Any]) -> None:
+def check_neural(neural: dict[str, Any], system_id: int) -> None:
     """ValueError for a BiLSTM scorer's options (`train`'s ``neural``) that training would
-    refuse: its step options (batch_sentences, aggressive_p) and the network's
+    refuse: its step options (batch_sentences, aggressive_p), the words it reads
+    (features, `arcwise.features.templates.neural_addresses`) and the network's
     (`arcwise.learn.neural.checked_sizes`)."""
     from arcwise.learn.neural import checked_sizes  # torch is imported for neural options only
 
     options = dict(neural)
+    neural_addresses(system_id, options.pop("features", DEFAULT_NEURAL_FEATURES))
     batch = options.pop("batch_sentences", 32)
     if not (isinstance(batch, numbers.Integral) and batch >= 1):
         raise ValueError(f"neural batch_sentences must be at least 1, not {batch!r}")

@@ -13,7 +13,10 @@ import numpy as np
 from arcwise.core.device import current_device
 from arcwise.core.errors import ArcwiseError
 from arcwise.features import words as wc
-from arcwise.features.addresses import BASE_NAMES
+from arcwise.features.templates import (
+    DEFAULT_NEURAL_FEATURES,
+    neural_addresses,
+)
 from arcwise.learn.neural import (
     Encoder,
     Sizes,
@@ -101,17 +104,18 @@ class BiLSTMScorer:
 
     kind = "bilstm"
 
-    def __init__(self, bases: tuple[str, ...], classes, vocabulary_sizes: list[int],
-                 sizes: Sizes = Sizes(), seed: int = 0, chars: str = "", guide_labels: int = 0):
+    def __init__(self, addresses: tuple[str, ...], classes, vocabulary_sizes: list[int],
+                 sizes: Sizes = Sizes(), seed: int = 0, chars: str = "", guide_labels: int = 0,
+                 features: str = DEFAULT_NEURAL_FEATURES):
         need_torch()
         torch.manual_seed(seed)
-        self.bases = tuple(bases)
-        self.base_codes = np.array([BASE_NAMES.index(b) for b in self.bases], dtype=np.int64)
+        self.addresses = tuple(addresses)  # the words it reads (`neural_addresses`)
+        self.features = features  # their set's name, or the addresses as given
         self.sizes = sizes
         self.vocabulary_sizes = list(vocabulary_sizes)
         self.n_unlabeled = classes.n_unlabeled
         self.device = torch.device(current_device())
-        self.network = Network(self.vocabulary_sizes, len(self.bases), classes.n_columns,
+        self.network = Network(self.vocabulary_sizes, len(self.addresses), classes.n_columns,
                                classes.n_slots, sizes, chars, guide_labels).to(self.device)
         self.guide_labels = guide_labels
         # class c's transition score is column `column_of_class[c]` of the transition MLP
@@ -126,14 +130,20 @@ class BiLSTMScorer:
     @classmethod
     def for_training(cls, run, options: dict[str, Any]) -> BiLSTMScorer:
         """A new scorer for a training run (`arcwise.transition.train.TrainingRun`) with options
-        `Sizes` fields and threads (torch's; 0: its default); records them in the log."""
+        `Sizes` fields, features (the words it reads: a set name of the system's, or
+        addresses; `arcwise.features.templates.neural_addresses`) and threads (torch's; 0:
+        its default); records them in the log."""
+        options = dict(options)
+        features = options.pop("features", DEFAULT_NEURAL_FEATURES)
+        addresses = neural_addresses(run.ts.kernels.system_id, features)
         sizes, threads = configured(options, Sizes)
         chars = char_vocabulary(run.batch.forms) if sizes.chars else ""
         guide_labels = len(run.vocabularies.deprel) if run.batch.guided else 0
-        scorer = cls(run.ts.kernels.bases, run.classes, vocabulary_sizes(run.vocabularies),
-                     sizes, run.seed, chars, guide_labels)
+        scorer = cls(addresses, run.classes, vocabulary_sizes(run.vocabularies),
+                     sizes, run.seed, chars, guide_labels, features)
         scorer.form_counts = form_counts(run.batch.words, run.vocabularies)
-        run.log["hyperparameters"].update(sizes=asdict(sizes),
+        run.log["hyperparameters"].update(sizes=asdict(sizes), features=features,
+                                          addresses=list(addresses),
                                           threads=threads or torch.get_num_threads())
         return scorer
 
@@ -237,7 +247,8 @@ class BiLSTMScorer:
         return state_arrays(self.network)
 
     def meta(self) -> dict[str, Any]:
-        return {"bases": list(self.bases), "sizes": asdict(self.sizes),
+        return {"features": self.features, "addresses": list(self.addresses),
+                "sizes": asdict(self.sizes),
                 "vocabulary_sizes": self.vocabulary_sizes,
                 "chars": self.network.encoder.chars_vocabulary,
                 "guide_labels": self.guide_labels}
@@ -248,9 +259,12 @@ class BiLSTMScorer:
         """The scorer a model file holds; ArcwiseError if its arrays do not fit its sizes."""
         try:
             sizes = Sizes(**meta["sizes"])
-            scorer = cls(tuple(meta["bases"]), classes, list(meta["vocabulary_sizes"]), sizes,
+            # "bases": a model file written before feature sets (the words alone)
+            addresses = tuple(meta["addresses"] if "addresses" in meta else meta["bases"])
+            scorer = cls(addresses, classes, list(meta["vocabulary_sizes"]), sizes,
                          chars=str(meta.get("chars", "")),
-                         guide_labels=int(meta.get("guide_labels", 0)))
+                         guide_labels=int(meta.get("guide_labels", 0)),
+                         features=str(meta.get("features", " ".join(addresses))))
         except (KeyError, TypeError, ValueError) as error:
             raise ArcwiseError(f"{source}: bad bilstm metadata ({error})") from None
         expected = scorer.arrays()

@@ -77,7 +77,7 @@ class PerceptronScorer:
     averaged weights of a trained parser (`of_parser`)."""
 
     kind = "perceptron"
-    bases = ()  # it reads the whole configuration through its feature table
+    addresses = ()  # it reads the whole configuration through its feature table
 
     def __init__(self, kernels, table: FeatureTable, classes: pc.ClassSet,
                  weights: pc.Weights, perceptron: pc.AveragedPerceptron | None = None):

@@ -12,8 +12,8 @@ only turns configurations into class scores and learns from the oracle:
 
 `states` is the state matrix (`arcwise.transition.steps`), `rows` its rows being scored,
 `positions[r, k]` the batch word (a row of the batch's flat word arrays) at
-base position `scorer.bases[k]` of configuration rows[r] (-1 where there is
-none), `legal[r, c]` whether class c is legal there.  Implementations: the
+address `scorer.addresses[k]` (a base position, then tree moves: ``S0``, ``S0.l``) of
+configuration rows[r] (-1 where there is none), `legal[r, c]` whether class c is legal there.  Implementations: the
 BiLSTM (`arcwise.learn.neural`) and the averaged perceptron
 (`arcwise.transition.scorers.perceptron`), which also keeps its own fused compiled
 loops (`arcwise.transition.train`, `arcwise.transition.parser`), the faster path for it.
@@ -28,7 +28,9 @@ import numpy as np
 
 class Scorer(Protocol):
     kind: str  # the model-kind name a model file records (`arcwise.models.kinds`)
-    bases: tuple[str, ...]  # the base positions it reads (`arcwise.features.addresses`)
+    # the words it reads (`arcwise.features.templates.compile_addresses`; none: it reads
+    # the whole configuration, as the perceptron does through its feature table)
+    addresses: tuple[str, ...]
 
     @classmethod
     def for_training(cls, run: Any, options: dict[str, Any]) -> Scorer:
