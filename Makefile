@@ -78,24 +78,27 @@ browser:
 # between the cores: the first core runs the compiled unit tests, then the
 # end-to-end tests that train torch models (marked neural), which then find
 # most of their kernels in the numba cache, the documentation's (marked docs:
-# the Sphinx build and the guides' code) and the model packages' (marked
-# packaging); the second core runs the unit tests without JIT, then the other
-# end-to-end tests.  Measured from a cold numba cache on a 2-core machine at
+# the Sphinx build and the guides' code), the model packages' (marked packaging)
+# and the short stress run (marked stress, about 60 s); the second core runs the
+# unit tests without JIT, then the other end-to-end tests.  Measured from a cold numba cache on a 2-core machine at
 # 1aa13a5 (other jobs running part of the time): compiled unit tests 668 s, then
 # the neural, docs and packaging tests 213 s; unit tests without JIT 689 s, then
-# the other end-to-end tests 321 s: 17.0 min in all (target: 15).
-# The second core's report is printed after the first's.
+# the other end-to-end tests 321 s: 17.0 min in all (target: 15).  CI at 4c3be59: first
+# core 576 + 179 s, second 614 + 278 s (16.1 min with the install), so the stress run moved
+# to the first core.
+# The second core's report is printed after the first's; each run lists its 15 slowest
+# tests (--durations), what rebalancing the cores starts from.
 test: $(STAMP) browser
 	$(VENV)/bin/lint-imports --no-cache
 	@rm -f .test-second-core.log
-	{ NUMBA_DISABLE_JIT=1 $(PY) -m pytest -p no:cacheprovider -m "not end_to_end"; pure=$$?; \
+	{ NUMBA_DISABLE_JIT=1 $(PY) -m pytest -p no:cacheprovider --durations=15 -m "not end_to_end"; pure=$$?; \
 	  echo "== the end-to-end tests but the neural ones, compiled =="; \
-	  $(PY) -m pytest -p no:cacheprovider -m "end_to_end and not neural and not docs and not packaging"; e2e=$$?; \
+	  $(PY) -m pytest -p no:cacheprovider --durations=15 -m "end_to_end and not neural and not docs and not packaging and not stress"; e2e=$$?; \
 	  test $$pure -eq 0 && test $$e2e -eq 0; } > .test-second-core.log 2>&1 & \
 	second=$$!; \
-	$(PY) -m pytest -m "not end_to_end"; compiled=$$?; \
-	echo "== the neural end-to-end tests, the documentation's and the model packages' =="; \
-	$(PY) -m pytest -p no:cacheprovider -m "end_to_end and (neural or docs or packaging)"; neural=$$?; \
+	$(PY) -m pytest --durations=15 -m "not end_to_end"; compiled=$$?; \
+	echo "== the neural end-to-end tests, the documentation's, the model packages' and the short stress run =="; \
+	$(PY) -m pytest -p no:cacheprovider --durations=15 -m "end_to_end and (neural or docs or packaging or stress)"; neural=$$?; \
 	wait $$second; second_status=$$?; \
 	echo "== second core: the unit tests with NUMBA_DISABLE_JIT=1, then the other end-to-end tests compiled =="; \
 	cat .test-second-core.log; \
