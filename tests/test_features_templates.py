@@ -197,3 +197,36 @@ def test_model_metadata_round_trip():
     with pytest.raises(InputError, match=r"m.arcwise \(feature templates\):1: "):
         stored = {"templates": "Z9.w", "n_features": 1, "n_label_features": 0}
         FeatureTable.from_json(stored, "two-planar", "m.arcwise")
+
+
+def test_pair_templates_are_conjoined_two_by_two():
+    """@pair: each pair of marked templates is a template of its own (a degree-2 kernel's
+    conjunctions, written out), labelled when both are, once even if written out too."""
+    system = ids.system_id("arc-eager")
+    templates = parse("S0.p @pair @label\nB0.w @label @pair\nB1.p @pair\nS0.p + B1.p\n",
+                      system)
+    texts = [t.text for t in templates]
+    assert texts == ["S0.p", "B0.w", "B1.p", "S0.p + B1.p", "S0.p + B0.w", "B0.w + B1.p"]
+    label = {t.text: t.label for t in templates}
+    assert label["S0.p + B0.w"] and not label["B0.w + B1.p"]
+    with pytest.raises(InputError, match=r"<templates>:2: .*at most 8 atoms, this @pair"):
+        parse("S0.wpxml @pair\nB0.wpxm @pair\n", system)
+    with pytest.raises(InputError, match="unknown marker @pairs"):
+        parse("S0.p @pairs\n", system)
+
+
+def test_the_malt_feature_model_is_maltparsers_features_and_their_pairs():
+    """--feature-model malt (2012 paper): MaltParser's 14 arc-eager features and their 91
+    pairs, the variant's buffer-word features added as with the default table."""
+    from arcwise.features.templates import check_feature_model
+
+    malt = default_table("arc-eager", feature_model="malt")
+    assert malt.n_features == 14 + 14 * 13 // 2
+    assert "S0.p + B0.p" in {t.text for t in malt.templates}
+    with_buffer = default_table("arc-eager+lba", feature_model="malt")
+    assert with_buffer.n_features > malt.n_features
+    assert default_table("arc-eager-nm", feature_model="malt").n_features == malt.n_features
+    with pytest.raises(ValueError, match="arc-hybrid has no malt feature model"):
+        check_feature_model("arc-hybrid", "malt")
+    with pytest.raises(ValueError, match="did you mean malt"):
+        check_feature_model("arc-eager", "malr")

@@ -69,6 +69,7 @@ OPTION_KINDS = {
     "pseudo_projective": TRANSITION,
     "variant_features": TRANSITION,
     "features": TRANSITION,
+    "feature_model": TRANSITION,
     "explore_from": DYNAMIC,
     "explore_p": DYNAMIC,
     "oracle_priority": DYNAMIC,
@@ -90,7 +91,7 @@ def model_kinds(system: str, oracle: str) -> set[str]:
 
 
 def check_options(ctx: typer.Context, system: str, oracle: str, bound: str | None,
-                  decoder: str, update: str) -> None:
+                  decoder: str, update: str, feature_model: str = "default") -> None:
     """Reject, before any file is read, an unknown system or option value and an option
     given on the command line that does not apply to this kind of model (`OPTION_KINDS`)."""
     from arcwise import systems
@@ -109,6 +110,12 @@ def check_options(ctx: typer.Context, system: str, oracle: str, bound: str | Non
         if bound is not None and bound not in bounds:
             raise ArcwiseError(f"--bound {bound}: {system} takes "
                                + (f"one of {', '.join(bounds)}" if bounds else "no --bound"))
+        from arcwise.features.templates import check_feature_model
+
+        try:
+            check_feature_model(system, feature_model)
+        except ValueError as error:
+            raise ArcwiseError(f"--feature-model {feature_model}: {error}") from None
     for value, known, option in [(decoder, DECODERS, "--decoder"), (update, UPDATES, "--update")]:
         if value not in known:
             raise ArcwiseError(f"{option} {value}: use one of {', '.join(known)}")
@@ -266,6 +273,12 @@ def register(app: typer.Typer) -> None:
             "arcwise/features/templates/; MaltParser's feature model) instead of the system's "
             "default table; --model perceptron only. Stored in the model.",
         ),
+        feature_model: str = typer.Option(
+            "default", "--feature-model", metavar="NAME",
+            help="Which bundled feature table: default (the system's), or malt (arc-eager: "
+            "MaltParser's feature model with every pair of features conjoined, as the "
+            "degree-2 kernel of the 2012 paper's SVMs); --model perceptron only.",
+        ),
         pipeline: bool = typer.Option(
             False, "--pipeline",
             help="Train a pipeline model: a tokenizer and sentence splitter, a tagger and the "
@@ -371,15 +384,19 @@ def register(app: typer.Typer) -> None:
                                  update=update, explore_from=explore_from, explore_p=explore_p,
                                  pseudo_projective=pseudo_projective,
                                  oracle_priority=oracle_priority,
-                                 variant_features=variant_features, model=model.value,
+                                 variant_features=variant_features,
+                                 feature_model=feature_model, model=model.value,
                                  neural=checked_model(system, model.value, neural),
                                  features=features))
             return
         if tagger:
             raise ArcwiseError("--tagger: this model has no tagger (train one with --system "
                                "tagger, --pipeline or --tags predicted)")
-        check_options(ctx, system, oracle.value, bound, decoder, update)
+        check_options(ctx, system, oracle.value, bound, decoder, update, feature_model)
         neural_options = checked_model(system, model.value, neural)
+        if feature_model != "default" and model.value != "perceptron":
+            raise ArcwiseError(f"--feature-model is the perceptron's; --model {model.value} "
+                               "reads the words of --neural features")
         table = feature_table(features, system, model.value, guided=guide_path is not None)
         check_output(output, train_path, dev_path, guide_path, features)
         train_sentences = list(read_treebank(train_path))
@@ -398,7 +415,8 @@ def register(app: typer.Typer) -> None:
             decoder=decoder, update=update,
             pseudo_projective=pseudo_projective.value if pseudo_projective else None,
             oracle_priority=oracle_priority.value if oracle_priority else None,
-            variant_features=variant_features, neural=neural_options, table=table)
+            variant_features=variant_features, feature_model=feature_model,
+            neural=neural_options, table=table)
         title = trainer_title(system, model.value, oracle.value, order, decoder)
         with EpochProgress(title, epochs) as bar:
             try:
@@ -421,7 +439,7 @@ def trainer_options(system: str, model: str, *, oracle: str, bound: str | None,
                     epochs: int | None, explore_from: int, explore_p: float, seed: int,
                     order: int, decoder: str, update: str, pseudo_projective: str | None,
                     oracle_priority: str | None, variant_features: bool, neural: dict,
-                    table: Any) -> dict[str, Any]:
+                    table: Any, feature_model: str = "default") -> dict[str, Any]:
     """The options of `arcwise.models.kinds.train_system` that the command line's give for
     `system` and `model`: the trainer is picked by the kind registry alone."""
     if model == "biaffine":
@@ -432,7 +450,7 @@ def trainer_options(system: str, model: str, *, oracle: str, bound: str | None,
     return dict(oracle=oracle, bound=bound, epochs=epochs, explore_from=explore_from,
                 explore_p=explore_p, seed=seed, pseudo_projective=pseudo_projective,
                 oracle_priority=oracle_priority, variant_features=variant_features,
-                model=model, neural=neural, table=table)
+                feature_model=feature_model, model=model, neural=neural, table=table)
 
 
 def trainer_title(system: str, model: str, oracle: str, order: int, decoder: str) -> str:
@@ -652,7 +670,8 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
     o = parser_options
     table = None
     if "parser" in wanted:
-        check_options(ctx, system, o["oracle"].value, o["bound"], o["decoder"], o["update"])
+        check_options(ctx, system, o["oracle"].value, o["bound"], o["decoder"], o["update"],
+                      o["feature_model"])
         table = feature_table(o["features"], system, o["model"])
     check_output(output, train_path, dev_path, o["features"])
     train_sentences = list(read_treebank(train_path))
@@ -673,7 +692,8 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
         decoder=o["decoder"], update=o["update"],
         pseudo_projective=o["pseudo_projective"].value if o["pseudo_projective"] else None,
         oracle_priority=o["oracle_priority"].value if o["oracle_priority"] else None,
-        variant_features=o["variant_features"], neural=o["neural"], table=table)
+        variant_features=o["variant_features"], feature_model=o["feature_model"],
+        neural=o["neural"], table=table)
     if not (is_graph_system(system) and o["model"] == "perceptron"):  # MST's epochs: unshown
         options["progress"] = progress
 

@@ -28,7 +28,11 @@ A template is one or more *parts* joined by ``+``; a part is ``ADDRESS.ATOMS``:
   arc a non-monotonic transition would replace.
   ``L0.wv_r`` = L0's form and right valency.
 
-A trailing ``@label`` marks a template that also feeds the label scorer.
+A trailing ``@label`` marks a template that also feeds the label scorer.  ``@pair`` marks a
+template conjoined with every other ``@pair`` template of the table: each pair is a template
+of its own (``S0.p + B0.w``; labelled when both are), as a polynomial kernel of degree 2
+conjoins an SVM's features (the MaltParser feature model of the 2012 paper,
+`FEATURE_MODELS`).
 
 `compile_table` turns a table into a `FeatureProgram` of int arrays that
 `arcwise.features.extract.extract` runs: the distinct addresses (each a base
@@ -95,10 +99,19 @@ ATOM = {name: code for code, name in enumerate(ATOMS)} | {"p": UPOS}
 _ATOM_TOKEN = re.compile(r"v_l|v_r|s_l|s_r|lc|sf|sh|gd|gl|ga|hr|[wpuxmld]")
 
 MAX_VALUES = 8  # atoms per template, all parts together
+MARKERS = ("label", "pair")  # what may follow a template: "@label", "@pair"
 
 # Which default table each system reads (the files in features/templates/; the registry
 # names them, `arcwise.systems.REGISTRY`).
 TABLE_FILE = {system_id: entry.features for system_id, (_, entry) in _registered().items()}
+
+# Other feature models than a system's default table: name -> {default file: its
+# replacement}.  "malt": MaltParser's arc-eager feature model (Nivre, Hall & Nilsson 2006)
+# with every pair of its features conjoined (@pair), standing in for the degree-2
+# polynomial kernel of the SVMs the 2012 paper trained (a linear model of the pairs is
+# what that kernel computes, without its weighting).
+DEFAULT_FEATURE_MODEL = "default"
+FEATURE_MODELS = {"malt": {"arc_eager.txt": "arc_eager_malt.txt"}}
 
 # The guide features (stacking) a guided parser adds to its system's table.
 GUIDE_TABLE_FILE = {system_id: entry.guide_features
@@ -241,9 +254,11 @@ def _parse_part(text: str, bases: tuple[str, ...], where) -> Part:
 
 
 def parse(text: str, system_id: int, source: str = "<templates>") -> tuple[Template, ...]:
-    """The templates of a table (raises `InputError` at the first bad line)."""
+    """The templates of a table, with the conjunctions of its ``@pair`` templates after them
+    (raises `InputError` at the first bad line)."""
     bases = BASES_OF[system_id]
     templates: list[Template] = []
+    paired: list[Template] = []
     seen: dict[str, int] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
@@ -253,24 +268,35 @@ def parse(text: str, system_id: int, source: str = "<templates>") -> tuple[Templ
         def where(message, number=number):
             return InputError(source, number, message)
 
-        label = False
-        if "@" in line:
-            line, _, marker = line.partition("@")
-            line = line.strip()
-            if marker.strip() != "label" or not line:
-                raise where(f"unknown marker @{marker.strip()} (the only marker is @label)")
-            label = True
+        line, *markers = (m.strip() for m in line.split("@"))
+        unknown = [m for m in markers if m not in MARKERS]
+        if unknown or not line:
+            raise where(f"unknown marker @{unknown[0] if unknown else ''} (markers are "
+                        f"{' '.join('@' + m for m in MARKERS)})")
         parts = tuple(_parse_part(p.strip(), bases, where) for p in line.split("+"))
         n_values = sum(len(p.atoms) for p in parts)
         if n_values > MAX_VALUES:
             raise where(f"a template has at most {MAX_VALUES} atoms, this one {n_values}")
-        template = Template(parts, label, number)
+        template = Template(parts, "label" in markers, number)
         if template.text in seen:
             raise where(f"{template.text} repeats line {seen[template.text]}")
         seen[template.text] = number
         templates.append(template)
+        if "pair" in markers:
+            paired.append(template)
     if not templates:
         raise InputError(source, None, "the feature table has no templates")
+    for k, first in enumerate(paired):
+        for second in paired[k + 1:]:
+            pair = Template(first.parts + second.parts, first.label and second.label,
+                            second.line)
+            n_values = sum(len(p.atoms) for p in pair.parts)
+            if n_values > MAX_VALUES:
+                raise InputError(source, second.line, f"{pair.text}: a template has at most "
+                                 f"{MAX_VALUES} atoms, this @pair conjunction {n_values}")
+            if pair.text not in seen:  # written out in the table already: once
+                seen[pair.text] = second.line
+                templates.append(pair)
     return tuple(templates)
 
 
@@ -399,13 +425,31 @@ def compile_table(text: str, system: str | int, source: str = "<templates>") -> 
     return FeatureTable(text, system_id, templates, compile_templates(templates))
 
 
-def table_files(system: str | int, guided: bool = False,
-                variant_features: bool = True) -> list[str]:
-    """The bundled files (features/templates/) of a system's default table, in order: the
-    system's table, its variant's additions (`VARIANT_TABLE_FILES`; a system given by id
-    has no variant) unless variant_features is False, the guide features when guided."""
+def check_feature_model(system: str | int, feature_model: str) -> None:
+    """ValueError unless `system` has a table of that feature model (`FEATURE_MODELS`)."""
     system_id = ids.system_id(system) if isinstance(system, str) else int(system)
-    files = [TABLE_FILE[system_id]]
+    if feature_model == DEFAULT_FEATURE_MODEL:
+        return
+    if feature_model not in FEATURE_MODELS:
+        guess = did_you_mean(feature_model, [DEFAULT_FEATURE_MODEL, *FEATURE_MODELS]) or ";"
+        raise ValueError(f"unknown feature model {feature_model!r}{guess} known: "
+                         f"{', '.join([DEFAULT_FEATURE_MODEL, *FEATURE_MODELS])}")
+    if TABLE_FILE[system_id] not in FEATURE_MODELS[feature_model]:
+        have = [n for n, files in FEATURE_MODELS.items() if TABLE_FILE[system_id] in files]
+        raise ValueError(f"{system} has no {feature_model} feature model; it has "
+                         f"{', '.join([DEFAULT_FEATURE_MODEL, *have])}")
+
+
+def table_files(system: str | int, guided: bool = False, variant_features: bool = True,
+                feature_model: str = DEFAULT_FEATURE_MODEL) -> list[str]:
+    """The bundled files (features/templates/) of a system's default table, in order: the
+    system's table (of `feature_model`, `FEATURE_MODELS`), its variant's additions
+    (`VARIANT_TABLE_FILES`; a system given by id has no variant) unless variant_features
+    is False, the guide features when guided."""
+    system_id = ids.system_id(system) if isinstance(system, str) else int(system)
+    check_feature_model(system_id, feature_model)
+    files = [FEATURE_MODELS.get(feature_model, {}).get(TABLE_FILE[system_id],
+                                                       TABLE_FILE[system_id])]
     if variant_features and isinstance(system, str):
         extra = VARIANT_TABLE_FILES.get(system_id, {})
         files += list(dict.fromkeys(extra[o] for o in ids.variant_options(system) if o in extra))
@@ -414,11 +458,13 @@ def table_files(system: str | int, guided: bool = False,
     return files
 
 
-def default_text(system: str | int, guided: bool = False, variant_features: bool = True) -> str:
-    """The bundled table of a system (``features/templates/*.txt``): with the features of its
-    variant's transitions ("arc-eager+lba": the buffer words) unless variant_features is
-    False, and with its guide features (stacking) when guided."""
-    return "\n".join(map(bundled_text, table_files(system, guided, variant_features)))
+def default_text(system: str | int, guided: bool = False, variant_features: bool = True,
+                 feature_model: str = DEFAULT_FEATURE_MODEL) -> str:
+    """The bundled table of a system (``features/templates/*.txt``; of `feature_model`): with
+    the features of its variant's transitions ("arc-eager+lba": the buffer words) unless
+    variant_features is False, and with its guide features (stacking) when guided."""
+    return "\n".join(map(bundled_text, table_files(system, guided, variant_features,
+                                                   feature_model)))
 
 
 def bundled_text(file: str) -> str:
@@ -427,12 +473,13 @@ def bundled_text(file: str) -> str:
         encoding="utf-8")
 
 
-def default_table(system: str | int, guided: bool = False,
-                  variant_features: bool = True) -> FeatureTable:
+def default_table(system: str | int, guided: bool = False, variant_features: bool = True,
+                  feature_model: str = DEFAULT_FEATURE_MODEL) -> FeatureTable:
     """The bundled table of a system, compiled (see `default_text`)."""
-    files = table_files(system, guided, variant_features)
+    files = table_files(system, guided, variant_features, feature_model)
     source = " + ".join(f"templates/{f}" for f in files)
-    return compile_table(default_text(system, guided, variant_features), system, source)
+    return compile_table(default_text(system, guided, variant_features, feature_model),
+                         system, source)
 
 
 def table_from_file(path, system: str | int, guided: bool = False) -> FeatureTable:

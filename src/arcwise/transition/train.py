@@ -42,7 +42,12 @@ from arcwise.core.errors import ArcwiseError
 from arcwise.core.vocab import Vocabularies
 from arcwise.features import FeatureTable, default_table
 from arcwise.features.batch import Batch, sub_batch
-from arcwise.features.templates import DEFAULT_NEURAL_FEATURES, neural_addresses
+from arcwise.features.templates import (
+    DEFAULT_FEATURE_MODEL,
+    DEFAULT_NEURAL_FEATURES,
+    check_feature_model,
+    neural_addresses,
+)
 from arcwise.learn import perceptron as pc
 from arcwise.models.kinds import scorer_class
 from arcwise.systems.base import flat_gold
@@ -85,6 +90,7 @@ def train(
     dev_guide: Sequence[Sentence] | None = None,
     oracle_priority: str | None = None,
     variant_features: bool = True,
+    feature_model: str = DEFAULT_FEATURE_MODEL,
     model: str = "perceptron",
     neural: dict[str, Any] | None = None,
     stepped_batch: int | None = None,
@@ -96,7 +102,8 @@ def train(
     "pc-upper", "upper" for covington-nm; None = its first); epochs: None =
     `arcwise.training.epochs.default_epochs` (15; a bilstm's by its updates); exploration from
     epoch index explore_from (0-based) with probability explore_p; table: the
-    feature table (default: the system's bundled one); bucket counts: powers
+    feature table (default: the system's bundled one, of feature_model: "default" or a
+    name of `arcwise.features.templates.FEATURE_MODELS`, "malt"); bucket counts: powers
     of two (default `perceptron.default_buckets`); oracle_options go to the
     system's oracle (e.g. swap="eager").  progress, if given, is called with
     each epoch's log entry.  pseudo_projective ("head", "path", "head+path"):
@@ -135,8 +142,8 @@ def train(
                        transition_buckets=transition_buckets, label_buckets=label_buckets,
                        pseudo_projective=pseudo_projective, guided=guide is not None,
                        oracle_priority=oracle_priority, variant_features=variant_features,
-                       model=model, neural=neural, stepped_batch=stepped_batch,
-                       **oracle_options)
+                       feature_model=feature_model, model=model, neural=neural,
+                       stepped_batch=stepped_batch, **oracle_options)
     if oracle_priority is not None:
         oracle_options = {**oracle_options, "priority": oracle_priority}
     kernels, oracle_kernels = ts.kernels, ts.oracle
@@ -159,7 +166,8 @@ def train(
     root_label = _root_label(sentences)
     classes = pc.ClassSet.for_system(kernels, labels)
     table = table or default_table(system, guided=guide is not None,
-                                   variant_features=variant_features)
+                                   variant_features=variant_features,
+                                   feature_model=feature_model)
     if table.guided != (guide is not None):
         raise ValueError("guide trees go with a guided feature table, and only with one")
     if guide is not None and dev and dev_guide is None:
@@ -219,6 +227,8 @@ def train(
         "guided": guide is not None,
         "variant_features": variant_features,
     }
+    if feature_model != DEFAULT_FEATURE_MODEL:  # recorded where it is not the default
+        hyperparameters["feature_model"] = feature_model
     if stepped_batch is not None:
         hyperparameters["stepped_batch"] = stepped_batch
     log = log_header(system, sentences, malformed, unbuildable, usable, lifted,
@@ -251,6 +261,7 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
                   transition_buckets: int | None = None, label_buckets: int | None = None,
                   pseudo_projective: str | None = None, guided: bool = False,
                   oracle_priority: str | None = None, variant_features: bool = True,
+                  feature_model: str = DEFAULT_FEATURE_MODEL,
                   model: str = "perceptron", neural: dict[str, Any] | None = None,
                   stepped_batch: int | None = None, **oracle_options: Any) -> Any:
     """The transition system (with its oracle) `train` trains with these options (its
@@ -280,6 +291,11 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
         raise ValueError(  # noqa: TRY004 -- a bad value, as the others
             f"variant_features must be true or false, not {variant_features!r}")
     pc.check_buckets(transition_buckets=transition_buckets, label_buckets=label_buckets)
+    if feature_model != DEFAULT_FEATURE_MODEL and model != "perceptron":
+        raise ValueError("feature_model goes with model='perceptron' (a neural model reads "
+                         "its words: neural features)")
+    if not isinstance(feature_model, str):
+        raise ValueError(f"feature_model must be a name, not {feature_model!r}")
     if pseudo_projective is not None:
         encoding_code(pseudo_projective)
     if oracle_priority is not None:
@@ -290,6 +306,7 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
                              f"only, not {system}")
         oracle_options = {**oracle_options, "priority": oracle_priority}
     ts = registry.get(system, **oracle_options)
+    check_feature_model(system, feature_model)
     if neural:
         check_neural(neural, ts.kernels.system_id)
     if ts.oracle is None:
