@@ -20,7 +20,9 @@ from tests.tiny_model import tiny_model, untagged_tiny_model  # noqa: F401 -- fi
 pytest.importorskip("fastapi", reason="the serve extra is not installed")
 from fastapi.testclient import TestClient  # noqa: E402
 
+from arcwise.core.errors import ArcwiseError  # noqa: E402
 from arcwise.service import explorer, formats  # noqa: E402
+from arcwise.service.errors import RequestError  # noqa: E402
 
 pytestmark = pytest.mark.end_to_end
 
@@ -366,6 +368,36 @@ def test_covington_nm_shows_every_bound_of_each_oracle():
                                 for b in ("upper", "pc-upper", "lower")]
     for move in state["legal"]:
         assert set(move["costs"]) == set(state["oracles"])
+
+
+@pytest.mark.parametrize("system, heads, history, message", [
+    # heads too large for the kernels' int32 (an OverflowError), however large
+    ("arc-eager", [2, 0, 2**40], [], "the head of word 3 is 1099511627776, outside 0..3"),
+    ("arc-eager", [2, 0, 2**70], [], "the head of word 3 is an integer of 71 bits, outside"),
+    ("arc-eager", [2, 0, 10**5000], [], "the head of word 3 is an integer of 16610 bits"),
+    ("arc-eager", [-10**5000], [], "the head of word 1 is a negative integer of 16610 bits"),
+    ("arc-eager", [2, 0, -1], [], "the head of word 3 is -1, outside 0..3"),
+    # what JSON cannot send, Python can: no head taken for another
+    ("arc-eager", [1.5], [], "the head of word 1 is 1.5, not an integer"),
+    ("arc-eager", [True], [], "the head of word 1 is True, not an integer"),
+    ("arc-eager", ["1" * 100], [], "the head of word 1 is '111111111111...1111111111111', not"),
+    ("arc-eager", [0] * 10**6, [], "1 to 60 words, not 1000000"),
+    ("arc-eager", "21", [], "heads must be a list, not str"),
+    ("arc-eager", None, [], "heads must be a list, not NoneType"),
+    ("arc-eager", [0], None, "history must be a list, not NoneType"),
+    ("arc-eager", [0], ["shift"] * 10**6, "at most 14884 steps"),
+    ("arc-eager", [0], ["x" * 10**6], "step 1: 'xxxxxxxxxxxx...xxxxxxxxxxxxx' is not legal"),
+    (None, [0], [], "system must be a name, not None"),
+])
+def test_the_explorer_called_from_python_refuses_what_it_cannot_step_in_one_line(
+        system, heads, history, message):
+    """`explorer.explore` called directly (no request model in front of it): a bad argument,
+    however large, is a `RequestError` (an ArcwiseError) of one short line, before any
+    array is made, never an OverflowError, a TypeError or a message holding the argument."""
+    with pytest.raises(RequestError) as error:
+        explorer.explore(system, heads, history)
+    assert message in str(error.value) and len(str(error.value)) < 200
+    assert isinstance(error.value, ArcwiseError)
 
 
 def test_explorer_requests_and_their_errors(client):
