@@ -80,15 +80,18 @@ def request_bodies(per_request: int) -> list[str]:
 
 
 def start_server(model: Path, workers: int, max_request_bytes: int, *,
-                 models: list[str] | None = None, env: dict[str, str] | None = None):
+                 models: list[str] | None = None, env: dict[str, str] | None = None,
+                 concurrent: int | None = None):
     """`arcwise serve` of `model` as "en" (or of the NAME=PATH specs `models`), with this
-    checkout's source (or `env`, the child's whole environment); (process, port) once
+    checkout's source (or `env`, the child's whole environment), serving `concurrent`
+    requests at once per worker if given (its default otherwise); (process, port) once
     every worker has started."""
     env = env or dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     specs = [arg for spec in (models or [f"en={model}"]) for arg in ("-m", spec)]
+    more = ["--max-concurrent-requests", str(concurrent)] if concurrent else []
     process = subprocess.Popen(
         [sys.executable, "-m", "arcwise", "serve", *specs, "--port", "0",
-         "--workers", str(workers), "--max-request-bytes", str(max_request_bytes)],
+         "--workers", str(workers), "--max-request-bytes", str(max_request_bytes), *more],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     ready = workers  # each worker logs "Application startup complete."
     port = None
@@ -266,7 +269,9 @@ def main(argv=None) -> int:
 
     model = args.model or trained_model(args.train_sentences)
     bodies = request_bodies(args.sentences)
-    process, port = start_server(model, args.workers, args.max_request_bytes)
+    # every client may have a request in flight on one worker: none is refused as overload
+    process, port = start_server(model, args.workers, args.max_request_bytes,
+                                 concurrent=args.clients)
     gc.collect()
     gc.freeze()  # the clients' own collections are no part of the server's latency
     peak = [0]

@@ -409,6 +409,79 @@ def test_a_malformed_treebank_fails_its_cells_with_file_and_line_and_exit_2(tmp_
     assert "BrokenProcessPool" not in done.stderr and "Traceback" not in done.stderr
 
 
+def opened_by(path: Path) -> list[int]:
+    """The pids of the processes that have `path` open (from /proc)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == str(path):
+                    found.append(int(pid))
+                    break
+            except OSError:
+                continue
+    return found
+
+
+def test_a_killed_worker_ends_the_run_in_one_line_and_the_run_resumes(tmp_path):
+    """A cell's worker killed (SIGKILL, as by the out-of-memory killer): one line naming the
+    cell it trained and how it ended, exit 2, no traceback (each cell failed with
+    `BrokenProcessPool: ...`, exit 1); the same command then trains the grid.  The worker is
+    held in its cell by a test file that is a FIFO, until the test opens it and kills it."""
+    folder = tmp_path / "data" / "tiny"
+    folder.mkdir(parents=True)
+    good = "# text = a b\n1\ta\ta\tX\tX\t_\t2\tdep\t_\t_\n2\tb\tb\tX\tX\t_\t0\troot\t_\t_\n\n"
+    (folder / "train.conllu").write_text(good * 4)
+    (folder / "dev.conllu").write_text(good)
+    fifo = folder / "test.conllu"
+    os.mkfifo(fifo)
+    grid = write_grid(tmp_path, GOOD.replace('"en_ewt"', '"tiny"'))
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "arcwise", "experiment", str(grid), "--data",
+               str(tmp_path / "data"), "-o", str(out), "-j", "1", "--allow-dirty"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=dispositions())
+    writer = None
+    try:
+        deadline = time.monotonic() + 300
+        while writer is None and process.poll() is None and time.monotonic() < deadline:
+            try:  # ENXIO until the worker opens the FIFO to read the cell's test file
+                writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:
+                time.sleep(0.02)
+        assert writer is not None, process.communicate()[1][-2000:]
+        # the worker's open, waiting in the kernel for a writer, returns a moment later
+        while not (readers := [pid for pid in opened_by(fifo) if pid != os.getpid()]) \
+                and time.monotonic() < deadline:
+            time.sleep(0.01)
+        [worker] = readers
+        os.kill(worker, signal.SIGKILL)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if writer is not None:
+            os.close(writer)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 2, stderr
+    assert "Traceback" not in stderr and "BrokenProcessPool" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last == ("arcwise: the worker process training tiny arc-eager:static seed 1 died "
+                    "(killed by SIGKILL: out of memory?); 2 of 2 cells not trained; 0 "
+                    f"finished cells are kept in {out}: run the same command to resume"), stderr
+    fifo.unlink()
+    fifo.write_text(good)
+    resumed = subprocess.run(command, check=False, cwd=ROOT, capture_output=True, text=True,
+                             timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "2 cells to train" in resumed.stderr and len(load_results(out)) == 2
+
+
 def test_input_errors_pickle_whole():
     import pickle
 

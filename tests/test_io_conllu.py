@@ -390,6 +390,35 @@ def test_text_stream_with_crlf_is_an_error():
         list(conllu.read(io.StringIO("1\tx\tx\tX\tX\t_\t0\troot\t_\t_\r\n\r\n")))
 
 
+@pytest.mark.parametrize("surrogate", [chr(0xD800), chr(0xDFFF), chr(0xDC80)])
+def test_a_lone_surrogate_in_a_text_stream_is_an_error_at_its_line(surrogate):
+    """A Python text stream's str may hold a lone surrogate (no file's UTF-8 can): an
+    `InputError` at its line, a sentence `skip_bad` skips, as invalid UTF-8 in a file (it
+    was read into the sentence, to fail as a UnicodeEncodeError when written)."""
+    word = "1\tx\tx\tX\tX\t_\t0\troot\t_\t_\n"
+    text = word + "\n" + "# sent_id = 2\n" + word.replace("\tx\t", f"\tx{surrogate}\t", 1) \
+        + "\n" + word * 1 + "\n"
+    with pytest.raises(InputError) as error:
+        list(conllu.read(io.StringIO(text)))
+    assert str(error.value) == (f"<stream>:4: lone surrogate U+{ord(surrogate):04X} at "
+                                "character 4: half of a UTF-16 pair, not a Unicode character")
+    skipped = []
+    kept = list(conllu.read(io.StringIO(text), skip_bad=True, on_bad=skipped.append))
+    assert len(kept) == 2 and [e.line for e in skipped] == [4]
+    far = (word + "\n") * 100_000 + "1\tx\tx\tX\tX\t_\t0\troot\t_\t" + surrogate + "\n"
+    with pytest.raises(InputError, match=r"^<stream>:200001: lone surrogate .* character 22:"):
+        list(conllu.read(io.StringIO(far)))  # a later chunk's line
+
+
+def test_a_text_streams_own_decoding_error_is_one_line():
+    """A text stream that cannot decode its file raises UnicodeDecodeError (a traceback):
+    an `InputError` from the line where the reader's chunk starts."""
+    data = b"1\tx\tx\tX\tX\t_\t0\troot\t_\t_\n\n1\tx\xff\tx\tX\tX\t_\t0\troot\t_\t_\n\n"
+    with pytest.raises(InputError, match=r"^<stream>:1: invalid UTF-8 at this line or after "
+                                         r"it \(invalid start byte\); read the file as bytes"):
+        list(conllu.read(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")))
+
+
 # ------------------------------------------------------------ atomic output
 
 

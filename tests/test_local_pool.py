@@ -83,3 +83,50 @@ def test_killing_a_worker_that_sends_a_result_does_not_hang_the_pool(tmp_path):
     done = subprocess.run([sys.executable, "-c", HALF_SENT, tmp_path / "half-sent"],
                           env=env, capture_output=True, timeout=60)
     assert (done.returncode, done.stdout) == (0, b"stopped\n"), done.stderr.decode()[-2000:]
+
+
+
+def test_death_says_how_a_killed_worker_ended_without_the_pools_private_attributes():
+    """`death` knows the workers from the context that started them, not from CPython's
+    private ``ProcessPoolExecutor._processes``: a pool without it still says how its worker
+    ended."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from arcwise.core.local_pool import death
+
+    with local_pool(1) as pool:
+        [future] = submitted(pool, time.sleep, [(120,)])
+        [worker] = pool.workers_started()
+        del pool._processes  # the manager thread keeps its own reference
+        os.kill(worker.pid, signal.SIGKILL)
+        with pytest.raises(BrokenProcessPool):
+            future.result(timeout=60)
+        assert death(pool) == " (killed by SIGKILL: out of memory?)"
+
+
+@pytest.mark.parametrize("owner, name", [("", "_shutdown_lock"), ("", "_max_workers"),
+                                         ("_result_queue", "_writer")])
+def test_leaving_a_pool_without_its_private_attributes_still_kills_the_workers(owner, name):
+    """On a Python whose ProcessPoolExecutor lacks an attribute that `_kill` reads to close
+    the result pipe, leaving the pool by an exception raises that exception (not an
+    AttributeError), and the workers are killed at once all the same.  (The pool's own
+    shutdown, which here reads the attribute, gets it back first: such a Python's would use
+    its own names.)"""
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), local_pool(2) as pool:
+        futures = submitted(pool, time.sleep, [(120,), (120,)])
+        workers = pool.workers_started()
+        assert len(workers) == 2
+        target = getattr(pool, owner) if owner else pool
+        saved = vars(target).pop(name)
+        shutdown = pool.shutdown
+
+        def given_back_first(*args, **kwargs):
+            setattr(target, name, saved)
+            return shutdown(*args, **kwargs)
+
+        pool.shutdown = given_back_first
+        raise KeyboardInterrupt
+    assert time.monotonic() - start < 60
+    assert [w.exitcode for w in workers] == [-signal.SIGKILL] * 2
+    assert all(f.done() for f in futures)

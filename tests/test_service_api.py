@@ -20,7 +20,9 @@ from tests.tiny_model import tiny_model, untagged_tiny_model  # noqa: F401 -- fi
 pytest.importorskip("fastapi", reason="the serve extra is not installed")
 from fastapi.testclient import TestClient  # noqa: E402
 
+from arcwise.core.errors import ArcwiseError  # noqa: E402
 from arcwise.service import explorer, formats  # noqa: E402
+from arcwise.service.errors import RequestError  # noqa: E402
 
 pytestmark = pytest.mark.end_to_end
 
@@ -326,6 +328,36 @@ def test_bytes_that_are_not_utf8_are_a_400_naming_the_field_and_line(client):
                                             "2\td\u00f6g\t_\t_\t_\t_\t_\t_\t_\t_\n\n"
 
 
+def test_a_urlencoded_form_is_decoded_as_parse_qsl_decodes_it_in_bounded_memory(
+        client, monkeypatch):
+    """/process's own urlencoded decoder (`fields._urlencoded`: a chunk of each value at a
+    time, so that 4 MiB of ``%0A`` no longer costs 300 MiB) reads what urllib's parse_qsl
+    reads, however an escape falls across its chunks; more than MAX_FIELDS fields are a
+    413 before any is decoded."""
+    from urllib.parse import parse_qsl
+
+    from arcwise.service import fields
+
+    monkeypatch.setattr(fields, "CHUNK", 5)  # every escape falls across a chunk somewhere
+    pieces = [b"%", b"&", b"=", b"+", b"a", b"F", b"0", b"9", b"g", b"\xff", b"%4", b"%41",
+              b"%%", b"%0A"]
+    for body in map(b"".join, itertools.product(pieces, repeat=4)):
+        assert fields._urlencoded(body) == [
+            (name.encode("latin-1"), value.encode("latin-1")) for name, value in
+            parse_qsl(body.decode("latin-1"), keep_blank_values=True, encoding="latin-1")]
+    lines = client.post("/process?input=horizontal&parser",
+                        content=b"data=" + b"The+dog%0A" * 200 + b"&model=en",
+                        headers={"content-type": "application/x-www-form-urlencoded"})
+    assert lines.status_code == 200 and lines.json()["result"].count("\n\n") == 200
+    many = b"&".join([b"input=horizontal"] * fields.MAX_FIELDS + [b"data=x"])
+    for response in (client.post("/process", content=many,
+                                 headers={"content-type": "application/x-www-form-urlencoded"}),
+                     client.get("/process?" + many.decode())):
+        assert_error(response, 413, "more than 1,000 fields in the query string or form")
+    enough = "&".join(["input=horizontal"] * (fields.MAX_FIELDS - 2) + ["data=x", "parser"])
+    assert client.get("/process?" + enough).status_code == 200
+
+
 # ---------------------------------------------------------------- the oracle explorer
 
 GOLD = [2, 0, 2, 5, 3]  # 1 <- 2 -> 3 -> 5 -> 4, projective
@@ -366,6 +398,36 @@ def test_covington_nm_shows_every_bound_of_each_oracle():
                                 for b in ("upper", "pc-upper", "lower")]
     for move in state["legal"]:
         assert set(move["costs"]) == set(state["oracles"])
+
+
+@pytest.mark.parametrize("system, heads, history, message", [
+    # heads too large for the kernels' int32 (an OverflowError), however large
+    ("arc-eager", [2, 0, 2**40], [], "the head of word 3 is 1099511627776, outside 0..3"),
+    ("arc-eager", [2, 0, 2**70], [], "the head of word 3 is an integer of 71 bits, outside"),
+    ("arc-eager", [2, 0, 10**5000], [], "the head of word 3 is an integer of 16610 bits"),
+    ("arc-eager", [-10**5000], [], "the head of word 1 is a negative integer of 16610 bits"),
+    ("arc-eager", [2, 0, -1], [], "the head of word 3 is -1, outside 0..3"),
+    # what JSON cannot send, Python can: no head taken for another
+    ("arc-eager", [1.5], [], "the head of word 1 is 1.5, not an integer"),
+    ("arc-eager", [True], [], "the head of word 1 is True, not an integer"),
+    ("arc-eager", ["1" * 100], [], "the head of word 1 is '111111111111...1111111111111', not"),
+    ("arc-eager", [0] * 10**6, [], "1 to 60 words, not 1000000"),
+    ("arc-eager", "21", [], "heads must be a list, not str"),
+    ("arc-eager", None, [], "heads must be a list, not NoneType"),
+    ("arc-eager", [0], None, "history must be a list, not NoneType"),
+    ("arc-eager", [0], ["shift"] * 10**6, "at most 14884 steps"),
+    ("arc-eager", [0], ["x" * 10**6], "step 1: 'xxxxxxxxxxxx...xxxxxxxxxxxxx' is not legal"),
+    (None, [0], [], "system must be a name, not None"),
+])
+def test_the_explorer_called_from_python_refuses_what_it_cannot_step_in_one_line(
+        system, heads, history, message):
+    """`explorer.explore` called directly (no request model in front of it): a bad argument,
+    however large, is a `RequestError` (an ArcwiseError) of one short line, before any
+    array is made, never an OverflowError, a TypeError or a message holding the argument."""
+    with pytest.raises(RequestError) as error:
+        explorer.explore(system, heads, history)
+    assert message in str(error.value) and len(str(error.value)) < 200
+    assert isinstance(error.value, ArcwiseError)
 
 
 def test_explorer_requests_and_their_errors(client):

@@ -169,3 +169,43 @@ def test_a_request_cut_off_by_graceful_shutdown_gets_503_not_500(patient_app, mo
             assert status == 503 and "shut down before answering" in json.loads(body)["error"]
         finally:
             release.set()
+
+
+def test_a_request_over_the_concurrent_limit_gets_503_and_python_clients_read_it(
+        untagged_tiny_model):  # noqa: F811
+    """With --max-concurrent-requests 2 and two requests in flight (their bodies held), a
+    third gets 503 naming the option, in JSON like every error; its body (16 MiB, more than
+    loopback buffers) is read first, so urllib reads the 503 (uvicorn's own limit answered
+    before reading: a reset from 4 MiB on).  Once they end, requests are served again."""
+    app = served_app(untagged_tiny_model[0], max_concurrent_requests=2, body_seconds=60,
+                     max_request_bytes=32 << 20)
+    with uvicorn_server(app) as (_, port, _):
+        held = [connect(port) for _ in range(2)]
+        for sock in held:
+            sock.sendall(HEADER + b'{"data": ')
+        deadline = time.monotonic() + 10 + SLACK
+        while True:  # until both are in flight
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("GET", "/health")
+            response = conn.getresponse()
+            status, body = response.status, json.loads(response.read())
+            conn.close()
+            if status == 503 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert status == 503, body
+        assert body == {"error": "the server is overloaded: 2 requests in flight, its limit "
+                                 "(arcwise serve --max-concurrent-requests raises it); send "
+                                 "it again later"}
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/v1/parse", data=b"x" * (16 << 20),
+            headers={"Content-Type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=60)
+        assert refused.value.code == 503
+        assert "--max-concurrent-requests" in json.loads(refused.value.read())["error"]
+        for sock in held:
+            sock.close()
+        while (status := post(port, "a b")[0]) == 503 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert status == 200

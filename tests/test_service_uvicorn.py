@@ -115,8 +115,9 @@ PEAK_MIB = {"json": 250, "conllu": 100}
 def test_a_request_at_the_default_limits_stays_within_its_memory_bound(
         untagged_tiny_model):  # noqa: F811
     """The server's peak RSS over one request at the limits (10,000 sentences, 100,000
-    words), and over the issue's 2 MB body of a million one-word lines: refused at once,
-    where it took 58 s and raised the server from 0.8 to 5.6 GB."""
+    words), over the issue's 2 MB body of a million one-word lines: refused at once,
+    where it took 58 s and raised the server from 0.8 to 5.6 GB, and over 4 MiB of
+    urlencoded line ends."""
     from arcwise.service.limits import Limits
 
     limits = Limits()
@@ -138,6 +139,22 @@ def test_a_request_at_the_default_limits_stays_within_its_memory_bound(
         assert status == 413 and "--max-request-sentences" in answer["error"]
         assert time.monotonic() - start_time < 10
         assert rss_mib(process.pid)["VmHWM"] - before < 64
+        # the hostile urlencoded forms of the guide: ``%XX`` escapes cost 230 bytes each
+        # (330 MiB for a 4 MiB body) before /process decoded them a chunk at a time
+        escapes = (limits.max_request_bytes - 5) // 3
+        for body, expected in ((b"data=" + b"w%0A" * 1_000_000, 413),
+                               (b"data=" + b"%0A" * escapes, 200)):
+            reset_peak_rss(process.pid)
+            before, start_time = rss_mib(process.pid)["VmRSS"], time.monotonic()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            conn.request("POST", "/process?input=horizontal&parser", body=body,
+                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+            response = conn.getresponse()
+            assert response.status == expected, response.read()[:300]
+            response.read()
+            conn.close()
+            assert time.monotonic() - start_time < 10
+            assert rss_mib(process.pid)["VmHWM"] - before < 64, body[:10]
     finally:
         process.terminate()
         process.communicate(timeout=60)

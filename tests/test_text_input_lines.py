@@ -5,6 +5,7 @@ Decoding the file in blocks named the line the block started on (line 3 as 1, li
 (line 3 as 2 or 4)."""
 
 import gzip
+import io
 
 import pytest
 
@@ -73,3 +74,18 @@ def test_arcwise_parse_names_the_line_at_fault(tiny_pipeline_model, tmp_path, ca
                         "-o", out], capsys, monkeypatch)
     assert (code, err) == (2, f"{path}:{at}: {FAULTS[fault]}\n")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("surrogate", [chr(0xD800), chr(0xDCFF)])
+@pytest.mark.parametrize("at", [3, 5000])
+@pytest.mark.parametrize("format", list(READERS))
+def test_a_lone_surrogate_in_a_text_stream_is_an_error_at_its_line(format, at, surrogate):
+    """A Python text stream's str may hold a lone surrogate, which no file's UTF-8 can:
+    an `InputError` at its line, as invalid UTF-8 is in a file (it went through, to fail
+    as a UnicodeEncodeError when written)."""
+    text = [SENTENCE.decode()] * 6000
+    text[at - 1] = f"The c{surrogate}at sat."
+    with pytest.raises(InputError) as error:
+        list(READERS[format](io.StringIO("\n".join(text) + "\n")))
+    assert str(error.value) == (f"<stream>:{at}: lone surrogate U+{ord(surrogate):04X} at "
+                                "character 6: half of a UTF-16 pair, not a Unicode character")

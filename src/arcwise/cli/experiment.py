@@ -59,6 +59,7 @@ def register(app: typer.Typer) -> None:
         from arcwise.experiments import report
         from arcwise.experiments.cells import selection
         from arcwise.experiments.run import run_grid
+        from arcwise.experiments.runners import WorkerDied
         from arcwise.io.atomic import atomic_write, check_output, made_folder
 
         if output is not None:  # cells are written into the folder, which holds no input
@@ -101,11 +102,12 @@ def register(app: typer.Typer) -> None:
             outcome = run_grid(grid, results_dir, workers=workers or 2, dask=dask,
                                rerun=not resume, allow_dirty=allow_dirty, select=select,
                                on_start=on_start, on_result=on_result)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, WorkerDied) as error:
             from arcwise.experiments.cells import load_results
 
             done = load_results(results_dir) if results_dir.is_dir() else {}
-            raise ArcwiseError(f"interrupted; {len(done)} finished cells are kept in "
+            what = "interrupted" if isinstance(error, KeyboardInterrupt) else str(error)
+            raise ArcwiseError(f"{what}; {len(done)} finished cells are kept in "
                                f"{results_dir}: run the same command to resume") from None
         except OSError as error:  # e.g. no Dask scheduler at the address
             raise ArcwiseError(f"cannot run the cells: {error}") from None

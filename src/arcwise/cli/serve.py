@@ -52,6 +52,11 @@ def register(app: typer.Typer) -> None:
             default.keep_alive_seconds, "--keep-alive-seconds", min=0.001,
             help="A connection that has not sent a whole request header this long after "
             "opening or after its last answer is closed."),
+        max_concurrent_requests: int = typer.Option(
+            default.max_concurrent_requests, "--max-concurrent-requests", min=1,
+            help="Requests each server process works on at once; one more gets 503 "
+            "(overloaded: send it again later).  With the size limits, it bounds the "
+            "memory of the requests in flight."),
         access_log: bool = typer.Option(
             True, "--access-log/--no-access-log", help="Log each request on stdout."),
         graceful_seconds: float = typer.Option(
@@ -85,7 +90,8 @@ def register(app: typer.Typer) -> None:
                         max_request_sentences=max_request_sentences,
                         max_request_words=max_request_words,
                         max_request_seconds=max_request_seconds, body_seconds=body_seconds,
-                        keep_alive_seconds=keep_alive_seconds)
+                        keep_alive_seconds=keep_alive_seconds,
+                        max_concurrent_requests=max_concurrent_requests)
         common = dict(host=host, port=port, log_level="info", access_log=access_log,
                       **uvicorn_options(limits), timeout_graceful_shutdown=graceful_seconds)
         try:

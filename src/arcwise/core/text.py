@@ -22,12 +22,15 @@ def _line(text: str | bytes, at: int) -> int | None:
     return text.count(newline, 0, at) + 1 if newline in text else None
 
 
-def unicode_checked(text: str, source: str) -> str:
-    """`text` itself; `InputError` at its first lone surrogate (see the module docstring)."""
+def unicode_checked(text: str, source: str, line: int | None = None) -> str:
+    """`text` itself; `InputError` at its first lone surrogate (see the module docstring).
+    line: where `text` starts in its source (a reader's line), counted on to the
+    surrogate's."""
     if text.isascii() or not (m := _SURROGATE.search(text)):
         return text
     column = m.start() - text.rfind("\n", 0, m.start())
-    raise InputError(source, _line(text, m.start()),
+    at = _line(text, m.start()) if line is None else line + text.count("\n", 0, m.start())
+    raise InputError(source, at,
                      f"lone surrogate U+{ord(m.group()):04X} at character {column}: half of a "
                      "UTF-16 pair, not a Unicode character")
 

@@ -54,6 +54,7 @@ import numpy as np
 
 from arcwise.core.corpus import ROOT, Sentence
 from arcwise.core.errors import InputError
+from arcwise.core.text import unicode_checked
 from arcwise.io.atomic import atomic_write
 
 MAX_WORDS = 10_000  # words (not lines) per sentence; longer ones are errors
@@ -244,6 +245,10 @@ def _read_chunk(stream: IO, name: str, line: int) -> bytes | str:
     """The next chunk of `stream`; `line` is the line being read, named if the data is corrupt."""
     try:
         return stream.read(CHUNK_BYTES)
+    except UnicodeDecodeError as error:  # a text stream's own decoding: no line known
+        encoding = "UTF-8" if error.encoding in ("utf-8", "utf8") else error.encoding
+        raise InputError(name, line, f"invalid {encoding} at this line or after it "
+                         f"({error.reason}); read the file as bytes to have its line") from None
     except (OSError, EOFError, zlib.error) as error:
         raise InputError(name, line, f"corrupt or truncated gzip data in this line ({error})") \
             from None
@@ -303,13 +308,18 @@ def _split(
     text: bytes | str, line: int, name: str, binary: bool
 ) -> list[tuple[str, int, InputError | None]]:
     """The sentence blocks of `text`, which starts at a sentence boundary on `line`."""
-    bad_bytes = False
+    bad_bytes = surrogates = False
     if binary:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             text = text.decode("utf-8", "surrogateescape")
             bad_bytes = True
+    else:  # a text stream's str may hold a lone surrogate, which UTF-8 cannot encode
+        try:
+            unicode_checked(text, name)
+        except InputError:
+            surrogates = True
     blocks = []
     for piece in text.split("\n\n"):
         block = piece.strip("\n")
@@ -320,6 +330,11 @@ def _split(
                 at = first + block.count("\n", 0, m.start())
                 byte = ord(m.group()) - 0xDC00
                 error = InputError(name, at, f"invalid UTF-8 (byte 0x{byte:02x})")
+            elif surrogates:
+                try:
+                    unicode_checked(block, name, first)
+                except InputError as found:
+                    error = found
             blocks.append((block, first, error))
         line += piece.count("\n") + 2
     return blocks

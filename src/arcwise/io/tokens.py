@@ -69,6 +69,8 @@ def lines(source: conllu.Source) -> Iterator[tuple[str, int, str]]:
                 if len(data) == limit and not data.endswith(b"\n"):
                     raise _too_long(name, number + 1)
                 data = utf8_decoded(data, name, number + 1)
+            else:  # a text stream's str: a lone surrogate is no character (`unicode_checked`)
+                unicode_checked(data, name, number + 1)
             for line in data.removesuffix("\n").removesuffix("\r").split("\r"):  # lone CRs too
                 number += 1
                 if number == 1 and line.startswith(BOM):  # an encoding's mark, not text

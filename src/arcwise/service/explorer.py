@@ -18,6 +18,7 @@ new option or system needs an entry here, never a branch on a system name.
 from __future__ import annotations
 
 import itertools
+import reprlib
 from functools import lru_cache
 from typing import Any
 
@@ -93,13 +94,36 @@ def columns(name: str) -> list[tuple[str, TransitionSystem, str | None]]:
 
 
 def _gold(heads: list[int]) -> np.ndarray:
-    if not 1 <= len(heads) <= MAX_WORDS:
+    """The gold heads as the kernels take them; `RequestError` for too many words, or a
+    head that is no integer or no word (a head of 2**40 would overflow the array)."""
+    if not 1 <= _length(heads, "heads") <= MAX_WORDS:
         raise RequestError(f"the explorer takes sentences of 1 to {MAX_WORDS} words, "
                            f"not {len(heads)}")
+    for k, head in enumerate(heads, 1):
+        if isinstance(head, bool) or not isinstance(head, (int, np.integer)):
+            raise RequestError(f"the head of word {k} is {_shown(head)}, not an integer")
+        if not 0 <= head <= len(heads):
+            shown = head if abs(head) < 10**18 else \
+                f"{'a negative' if head < 0 else 'an'} integer of {int(head).bit_length()} bits"
+            raise RequestError(f"the gold heads are not a tree: the head of word {k} is "
+                               f"{shown}, outside 0..{len(heads)}")
     gold = np.array([-1, *heads], dtype=np.int32)
     if problem := tree_problem(gold):
         raise RequestError(f"the gold heads are not a tree: {problem}")
     return gold
+
+
+def _length(items: Any, name: str) -> int:
+    """len(items) of a list or tuple (or array) of `name`; else `RequestError`."""
+    if isinstance(items, (str, bytes, dict)) or not hasattr(items, "__len__"):
+        raise RequestError(f"{name} must be a list, not {type(items).__name__}")
+    return len(items)
+
+
+def _shown(value: Any) -> str:
+    """A value as a message shows it: its repr, cut at 40 characters."""
+    text = reprlib.repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _choice(ts: TransitionSystem, c, gold, bound, costs: dict[str, int]) -> str | None:
@@ -120,14 +144,18 @@ def _choice(ts: TransitionSystem, c, gold, bound, costs: dict[str, int]) -> str 
 def explore(system: str, heads: list[int], history: list[str]) -> dict[str, Any]:
     """The explorer's view after applying `history` (see the module docstring).
 
-    heads: the gold head of words 1..n (0 = the root).  Raises `RequestError`
-    for an unknown system, a gold that is not a tree, or an illegal step.
+    heads: the gold head of words 1..n (0 = the root).  Raises `RequestError` (an
+    `ArcwiseError`: one line) for an unknown system, a gold that is not a tree (a head
+    that is no integer, or out of range however large), more than `MAX_WORDS` words or
+    `MAX_STEPS` steps, arguments of the wrong type, or an illegal step.
     """
+    if not isinstance(system, str):
+        raise RequestError(f"system must be a name, not {_shown(system)}")
     try:
         cols = columns(system)
     except ValueError as error:
         raise RequestError(str(error)) from None
-    if len(history) > MAX_STEPS:
+    if _length(history, "history") > MAX_STEPS:
         raise RequestError(f"at most {MAX_STEPS} steps")
     gold = _gold(heads)
     main = cols[0]
@@ -136,7 +164,7 @@ def explore(system: str, heads: list[int], history: list[str]) -> dict[str, Any]
     trajectory = [ts.loss(c, gold, main[2])]
     for k, action in enumerate(history, 1):
         if action not in ts.legal(c):
-            raise RequestError(f"step {k}: {action!r} is not legal here; legal: "
+            raise RequestError(f"step {k}: {_shown(action)} is not legal here; legal: "
                                f"{', '.join(ts.legal(c)) or 'none (terminal)'}")
         c = ts.apply(c, action)
         trajectory.append(ts.loss(c, gold, main[2]))

@@ -7,6 +7,12 @@
   at once, as curl expects but these clients do not.  A client that waits for
   ``100 Continue`` is answered at once, having sent nothing.
 - A body that stalls (nothing for ``body_seconds``) gets 408.
+- A request that comes while ``max_concurrent_requests`` are in flight in this process
+  gets 503 (the server is overloaded: send it again later), its body read and
+  discarded first as for a 413: the requests in flight, each within its size limits,
+  bound the process's memory.  uvicorn's own ``limit_concurrency`` answers at once,
+  unread (a reset for urllib and requests once the body outgrows the socket buffers: a
+  4 MiB one did on loopback), in plain text, and counts idle keep-alive connections.
 - Once shutdown begins (uvicorn calls `RequestGuard.drain` through
   `arcwise.service.connection`), a body that stalls for `SHUTDOWN_STALL_SECONDS`
   gets 503, and a request that uvicorn cancels when ``--graceful-seconds``
@@ -47,6 +53,7 @@ class RequestGuard:
         self.app, self.limits = app, limits
         self.draining = False
         self.windows: set[asyncio.Timeout] = set()  # the body reads under way
+        self.in_flight = 0  # requests let through to the app, not yet answered
 
     def drain(self) -> None:
         """Shutdown has begun: bodies under way have SHUTDOWN_STALL_SECONDS to go on."""
@@ -64,7 +71,17 @@ class RequestGuard:
             scope["state"][DRAIN] = self.drain
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        await _Request(self, scope, receive, send).run()
+        request = _Request(self, scope, receive, send)
+        if self.in_flight >= self.limits.max_concurrent_requests:
+            await request.refuse(Unavailable(
+                f"the server is overloaded: {self.in_flight:,} requests in flight, its limit"
+                f"{raise_with('max_concurrent_requests')}; send it again later"))
+            return
+        self.in_flight += 1
+        try:
+            await request.run()
+        finally:
+            self.in_flight -= 1
 
 
 class _Request:
@@ -97,6 +114,15 @@ class _Request:
             await self.answer(503, "the server shut down before answering: send it again")
             log.warning("%s %s cut off by shutdown (--graceful-seconds): answered 503",
                         self.scope["method"], self.scope["path"])
+
+    async def refuse(self, error: RequestError) -> None:
+        """Answer `error` without the app, the body read and discarded first (`discard`)."""
+        try:
+            await self.discard()
+        except HTTPException as stalled:  # the body stalled meanwhile: that is the answer
+            await self.answer(stalled.status_code, stalled.detail)
+            return
+        await self.answer(error.status, str(error))
 
     def too_large(self) -> TooLarge:
         limit = self.limits.max_request_bytes

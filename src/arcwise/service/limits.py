@@ -25,6 +25,9 @@ class Limits:
     max_request_seconds of its body's arrival gets 503; a body that stalls for
     body_seconds gets 408.  A connection that has not sent a whole request
     header within keep_alive_seconds of opening or of its last answer is closed.
+    Load: a request that comes while max_concurrent_requests are in flight in this
+    server process gets 503 (`arcwise.service.guard`), so that the requests in flight,
+    each within its size limits, bound the process's memory.
     """
 
     max_request_bytes: int = 4 << 20
@@ -34,6 +37,7 @@ class Limits:
     max_request_seconds: float = 60.0
     body_seconds: float = 20.0
     keep_alive_seconds: float = 5.0
+    max_concurrent_requests: int = 32
 
     def check_size(self, counts: Iterable[tuple[int, int]]) -> None:
         """Raise `TooLarge` as soon as the running sum of `counts`, (sentences, words)
