@@ -1,0 +1,207 @@
+"""Pretrained word vectors (`arcwise.learn.embeddings`, issue #42 item 2).
+
+- The reader takes word2vec text and binary, fastText .vec and GloVe .txt, gzipped or not
+  (whatever the file's name), keeps the training words (an exact lowercase entry, else the
+  first cased variant) and the first N others, in bounded memory, and stops a malformed
+  file with its file and line.
+- The words they add extend the lowercased forms' vocabulary (`Vocabularies.with_lower`).
+"""
+
+import gzip
+import io
+import struct
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from arcwise.core.errors import ArcwiseError, InputError
+from arcwise.core.vocab import Vocabularies
+from arcwise.learn.embeddings import (
+    Vectors,
+    read_header,
+    read_vectors,
+    with_pretrained,
+)
+from tests.ewt import train_and_dev
+
+WORDS = ["the", "Paris", "paris", "Berlin", "BERLIN", "dog", "naïve"]
+
+
+def matrix(rows: int, dimension: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal((rows, dimension)).astype(np.float32)
+
+
+def write_vectors(path, words, vectors, kind="text", gz=False):
+    """Write vectors as word2vec/fastText text (a header, fastText's trailing space), GloVe
+    (no header) or word2vec binary (a header, then WORD, a space, little-endian float32)."""
+    out = io.BytesIO()
+    if kind != "glove":
+        out.write(f"{len(words)} {vectors.shape[1]}\n".encode())
+    for word, vector in zip(words, vectors):
+        if kind == "binary":
+            out.write(word.encode() + b" " + struct.pack(f"<{len(vector)}f", *vector) + b"\n")
+        else:
+            numbers = " ".join(f"{x:.6f}" for x in vector)
+            out.write(f"{word} {numbers}{' ' if kind == 'text' else ''}\n".encode())
+    data = out.getvalue()
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return path
+
+
+# --- the reader --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["text", "glove", "binary"])
+@pytest.mark.parametrize("gz", [False, True])
+def test_every_format_gives_the_same_vectors(tmp_path, kind, gz):
+    vectors = matrix(len(WORDS), 5)
+    path = write_vectors(tmp_path / "vectors.vec", WORDS, vectors, kind, gz)  # .vec even if gzipped
+    header = read_header(path)
+    assert header.dimension == 5 and header.gzipped == gz
+    assert header.format == {"text": "word2vec text", "glove": "glove",
+                             "binary": "word2vec binary"}[kind]
+    read = read_vectors(path, wanted={"paris", "berlin"}, extra=2)
+    # the wanted words and the first 2 others in file order; keys lowercased
+    assert read.words == ("the", "paris", "berlin", "dog")
+    assert read.read == len(WORDS) and read.dimension == 5
+    rows = [0, 2, 3, 5]  # "paris": its exact lowercase entry; "berlin": the first variant
+    np.testing.assert_allclose(read.matrix, vectors[rows], atol=1e-6)
+
+
+def test_an_exact_lowercase_entry_wins_over_a_cased_variant_whatever_the_order(tmp_path):
+    words = ["Apple", "APPLE", "apple", "Pear", "PEAR"]
+    vectors = matrix(len(words), 3)
+    read = read_vectors(write_vectors(tmp_path / "v.txt", words, vectors, "glove"),
+                        wanted={"apple", "pear"}, extra=0)
+    assert read.words == ("apple", "pear")
+    np.testing.assert_allclose(read.matrix, vectors[[2, 3]], atol=1e-6)
+
+
+def test_extra_counts_distinct_lowercased_words_outside_the_training_vocabulary(tmp_path):
+    words = ["a", "B", "b", "c", "train", "d", "e"]
+    read = read_vectors(write_vectors(tmp_path / "v.vec", words, matrix(7, 2)),
+                        wanted={"train", "zzz"}, extra=3)
+    assert read.words == ("a", "b", "c", "train")  # b once; "d" and "e" past the 3 others
+    assert read_vectors(tmp_path / "v.vec", wanted=(), extra=0).words == ()
+
+
+def test_a_glove_word_with_spaces_and_blank_lines_are_read(tmp_path):
+    path = tmp_path / "glove.txt"
+    path.write_text("the 1 2 3\n. . . 4 5 6\n\nend 7 8 9\n")
+    read = read_vectors(path, wanted={". . .", "end"})
+    assert read.words == ("the", ". . .", "end")
+    np.testing.assert_array_equal(read.matrix[1], [4, 5, 6])
+
+
+def test_a_utf8_byte_order_mark_and_crlf_lines_are_read(tmp_path):
+    path = tmp_path / "bom.vec"
+    path.write_bytes(b"\xef\xbb\xbf2 2\r\nx 1 2\r\ny 3 4\r\n")
+    assert read_vectors(path).words == ("x", "y")
+
+
+@pytest.mark.parametrize("content,line,message", [
+    (b"3 2\nthe 1 2\ncat 1\ndog 1 2\n", 3, "1 values, expected 2"),
+    (b"3 2\nthe 1 2\ncat 1 2 3\ndog 1 2\n", 3, "3 values, expected 2"),
+    (b"the 1 2\ncat 1 x\n", 2, "'x' is not a number"),
+    (b"the 1 2\ncat 1 nan\n", 2, "not a finite number"),
+    (b"3 2\nthe 1 2\ncat 1 2\n", 3, "announces 3 vectors, the file has 2"),
+    (b"the\n", 1, "neither a header"),
+])
+def test_a_malformed_text_file_names_its_line(tmp_path, content, line, message):
+    path = tmp_path / "bad.vec"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=message) as caught:
+        read_vectors(path, wanted={"cat"})
+    assert (caught.value.path, caught.value.line) == (str(path), line)
+    assert str(caught.value).startswith(f"{path}:{line}: ")
+
+
+def test_empty_truncated_and_foreign_files_are_refused(tmp_path):
+    empty = tmp_path / "empty.vec"
+    empty.write_bytes(b"")
+    with pytest.raises(InputError, match="empty"):
+        read_header(empty)
+    blank = tmp_path / "blank.vec.gz"
+    blank.write_bytes(gzip.compress(b"\n\n"))
+    with pytest.raises(InputError, match="empty"):
+        read_vectors(blank)
+    with pytest.raises(InputError, match="no vectors"):
+        read_vectors(write_vectors(tmp_path / "none.vec", [], np.zeros((0, 3))))
+    binary = write_vectors(tmp_path / "v.bin", WORDS, matrix(len(WORDS), 4), "binary")
+    data = binary.read_bytes()
+    binary.write_bytes(data[:-10])  # the last vector cut short
+    with pytest.raises(InputError, match="vector 7 is cut short") as caught:
+        read_vectors(binary)
+    assert caught.value.line == len(WORDS) + 1  # the header is line 1
+    binary.write_bytes(data + b"extra 1 2 3")
+    with pytest.raises(InputError, match="more data after the 7 vectors"):
+        read_vectors(binary)
+    gz = tmp_path / "v.vec.gz"
+    gz.write_bytes(gzip.compress(b"2 2\nx 1 2\ny 3 4\n")[:-12])  # gzip stream cut short
+    with pytest.raises(InputError, match="gzip"):
+        read_vectors(gz)
+    fasttext_model = tmp_path / "model.bin"
+    fasttext_model.write_bytes(struct.pack("<ii", 793712314, 12) + b"\0" * 64)
+    with pytest.raises(InputError, match="fastText model"):
+        read_header(fasttext_model)
+    with pytest.raises(ArcwiseError, match="no such vectors file"):
+        read_vectors(tmp_path / "missing.vec")
+    with pytest.raises(ArcwiseError, match="is a directory"):
+        read_vectors(tmp_path)
+
+
+def test_a_binary_file_is_told_from_text_by_its_bytes_or_a_flag(tmp_path):
+    vectors = matrix(3, 4)
+    binary = write_vectors(tmp_path / "vectors.txt", ["a", "b", "c"], vectors, "binary")
+    assert read_header(binary).format == "word2vec binary"
+    np.testing.assert_array_equal(read_vectors(binary).matrix, vectors)
+    text = write_vectors(tmp_path / "vectors.bin", ["a", "b", "c"], vectors, "text")
+    assert read_header(text).format == "word2vec text"
+    assert read_header(binary, binary=False).format == "word2vec text"
+    glove = write_vectors(tmp_path / "glove.txt", ["a", "b", "c"], vectors, "glove")
+    with pytest.raises(InputError, match="starts with a header"):
+        read_header(glove, binary=True)
+
+
+def test_reading_keeps_what_it_keeps_in_memory_not_the_file(tmp_path):
+    """A file of 30,000 vectors (~18 MB) read for 5 words: the peak of Python's allocations
+    stays a fraction of the file (the buffer of one chunk, what is kept)."""
+    rng = np.random.default_rng(1)
+    path = tmp_path / "big.vec"
+    with open(path, "w") as f:
+        f.write("30000 64\n")
+        row = " ".join(f"{x:.6f}" for x in rng.standard_normal(64))
+        f.writelines(f"w{k} {row}\n" for k in range(30000))
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        read = read_vectors(path, wanted={"w29999", "w7"}, extra=3)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert read.words == ("w0", "w1", "w2", "w7", "w29999")
+    assert size > 15e6 and peak < 5e6, (size, peak)
+
+
+def test_the_vocabulary_grows_by_the_words_the_vectors_add(tmp_path):
+    sentences, _ = train_and_dev(5, 0)
+    vocabularies = Vocabularies.build(sentences)
+    known = list(vocabularies.lower)[:3]
+    vectors = Vectors((known[0], "zebra", known[1], "yak"), matrix(4, 3, seed=2), "v.vec")
+    extended, pretrained = with_pretrained(vocabularies, vectors)
+    assert list(extended.lower)[: len(known)] == known  # the training ids stay
+    assert len(extended.lower) == len(vocabularies.lower) + 2
+    assert pretrained.trained_words == len(vocabularies.lower)
+    assert pretrained.vectors.dtype == np.float16
+    zebra = extended.lower.id("zebra")
+    assert zebra >= pretrained.trained_words and vocabularies.lower.id("zebra") == 0
+    scale = pretrained.info["scale"]
+    np.testing.assert_allclose(pretrained.vectors[zebra], vectors.matrix[1] * scale, rtol=1e-3)
+    assert not pretrained.vectors[[0, 1]].any()  # the unknown word and the root: none
+    assert not pretrained.vectors[extended.lower.id(known[2])].any()  # not in the file
+    assert pretrained.info["training_words_found"] == 2
+    assert pretrained.info["added_words"] == 2
+    # the other columns are the same vocabularies
+    assert extended.deprel is vocabularies.deprel and extended.suffix is vocabularies.suffix
+    again = pretrained.as_vectors(extended.lower)
+    assert set(again.words) == {known[0], known[1], "zebra", "yak"}
