@@ -4,7 +4,12 @@
   (whatever the file's name), keeps the training words (an exact lowercase entry, else the
   first cased variant) and the first N others, in bounded memory, and stops a malformed
   file with its file and line.
-- The words they add extend the lowercased forms' vocabulary (`Vocabularies.with_lower`).
+- Every neural model (the BiLSTM transition parser, the biaffine parser, the BiLSTM
+  tagger) trains with them; the model file holds them (float16, format 3), loads without
+  the vectors file, and a word never seen in training reads its own vector; the same seed
+  gives the same file; a damaged table is refused.
+- The command line and an experiment grid take them, and refuse them where no neural
+  model reads them.
 """
 
 import gzip
@@ -16,14 +21,15 @@ import numpy as np
 import pytest
 
 from arcwise.core.errors import ArcwiseError, InputError
-from arcwise.core.vocab import Vocabularies
+from arcwise.core.vocab import Vocabularies, form_signature
 from arcwise.learn.embeddings import (
     Vectors,
     read_header,
     read_vectors,
     with_pretrained,
 )
-from tests.ewt import train_and_dev
+from arcwise.models import modelfile
+from tests.ewt import NO_JIT, train_and_dev
 
 WORDS = ["the", "Paris", "paris", "Berlin", "BERLIN", "dog", "naïve"]
 
@@ -205,3 +211,146 @@ def test_the_vocabulary_grows_by_the_words_the_vectors_add(tmp_path):
     assert extended.deprel is vocabularies.deprel and extended.suffix is vocabularies.suffix
     again = pretrained.as_vectors(extended.lower)
     assert set(again.words) == {known[0], known[1], "zebra", "yak"}
+
+
+def test_the_model_file_stores_float16_as_format_3(tmp_path):
+    meta = {"system": "x", "options": {}, "labels": [], "vocabularies": {},
+            "training_data_sha256": None, "scores": {}, "hyperparameters": {},
+            "command_line": []}
+    half = np.arange(6, dtype=np.float16).reshape(2, 3)
+    modelfile.save(tmp_path / "m", {"pretrained_vectors": half}, meta)
+    arrays, read_meta = modelfile.load(tmp_path / "m")
+    assert read_meta["format_version"] == 3 and arrays["pretrained_vectors"].dtype == np.float16
+    np.testing.assert_array_equal(arrays["pretrained_vectors"], half)
+    modelfile.save(tmp_path / "n", {"w": half.astype(np.float32)}, meta)
+    assert modelfile.read_meta(tmp_path / "n")["format_version"] == 2
+
+
+# --- the neural models -------------------------------------------------------------------
+
+TINY = {"word": 8, "suffix": 4, "shape": 4, "tag": 4, "lstm": 8, "hidden": 8, "threads": 1,
+        "batch_sentences": 4}
+
+
+@pytest.fixture(scope="module")
+def data():
+    return train_and_dev(8 if NO_JIT else 40, 4 if NO_JIT else 20)
+
+
+@pytest.fixture(scope="module")
+def vectors_file(data, tmp_path_factory):
+    """A .vec file (gzipped, named .vec) of every training and dev word, a dev word never
+    seen in training first (`unseen`), then 5 words in no treebank; its vectors."""
+    train, dev = data
+    seen = {form_signature(f)[0] for s in train for f in s.form[1:]}
+    dev_words = [form_signature(f)[0] for s in dev for f in s.form[1:]]
+    unseen = next(w for w in dev_words if w not in seen and w.isalpha())
+    words = [unseen, *sorted(seen), *sorted(set(dev_words) - seen - {unseen}),
+             "xylophone", "quark", "zephyr", "gnu", "yak"]
+    vectors = matrix(len(words), 6, seed=3)
+    path = write_vectors(tmp_path_factory.mktemp("vectors") / "ewt.vec", words, vectors,
+                         gz=True)
+    return path, unseen, vectors[0]
+
+
+def trained(model, data, vectors, seed=1, **options):
+    """A model of each kind trained for one epoch with the vectors."""
+    train_sentences, dev = data
+    if model == "bilstm":
+        from arcwise.transition.train import train
+
+        return train("arc-hybrid", train_sentences, dev, oracle="static", epochs=1, seed=seed,
+                     model="bilstm", neural=TINY, embeddings=vectors, **options)[0]
+    if model == "biaffine":
+        from arcwise.graph.biaffine_parser import train_biaffine
+
+        return train_biaffine(train_sentences, dev, epochs=1, seed=seed,
+                              neural={**TINY, "arc": 8, "label": 4}, embeddings=vectors,
+                              **options)[0]
+    from arcwise.models.kinds import train_tagger
+
+    return train_tagger(train_sentences, dev, model="bilstm", epochs=1, seed=seed,
+                        neural={**TINY, "chars": 0}, embeddings=vectors, **options)
+
+
+def encoder_of(model):
+    network = model.scorer.network if hasattr(model, "scorer") else model.network
+    return network.encoder
+
+
+@pytest.mark.parametrize("model", ["bilstm", "biaffine", "tagger"])
+def test_each_neural_model_keeps_the_vectors_in_its_file(model, data, vectors_file, tmp_path):
+    pytest.importorskip("torch")
+    from arcwise.features.batch import Batch
+    from arcwise.learn.neural import PRETRAINED, encoder_inputs
+    from arcwise.models import kinds
+    from arcwise.pipeline.pipeline import Pipeline
+
+    path, unseen, unseen_vector = vectors_file
+    copy = tmp_path / "vectors.vec"
+    copy.write_bytes(path.read_bytes())
+    made = trained(model, data, copy, embeddings_extra=3)
+    saved = tmp_path / "m.arcwise"
+    if model == "tagger":
+        Pipeline(tagger=made).save(saved)
+    else:
+        made.save(saved)
+    copy.unlink()  # the model never needs the file again
+    loaded = kinds.load(saved)
+    loaded = loaded.tagger if model == "tagger" else loaded
+    meta = modelfile.read_meta(saved)
+    assert meta["format_version"] == 3
+    assert any(a["dtype"] == "<f2" for a in meta["arrays"].values())
+    encoder = encoder_of(loaded)
+    pretrained = encoder.pretrained_table
+    assert pretrained.info["source"] == "vectors.vec" and pretrained.dimension == 6
+    # the unseen dev word is among the 3 extra words: it has an id past the training
+    # vocabulary, and the encoder reads its vector (scaled, float16) for it
+    lower = loaded.vocabularies.lower
+    assert pretrained.info["added_words"] == 3 and len(lower) == pretrained.trained_words + 3
+    word = lower.id(unseen)
+    assert word >= pretrained.trained_words
+    scale = pretrained.info["scale"]
+    np.testing.assert_allclose(encoder.pretrained[word].numpy(), unseen_vector * scale,
+                               rtol=2e-3, atol=2e-3)
+    sentence = next(s for s in data[1] if unseen in (f.lower() for f in s.form))
+    inputs = encoder_inputs(Batch([sentence], loaded.vocabularies), None, 0, None)
+    at = [f.lower() for f in sentence.form].index(unseen)
+    assert int(inputs.columns[at, PRETRAINED]) == word
+    assert int(inputs.columns[at, 0]) == word  # then the unknown word's trained row
+    # the loaded model does what the trained one did
+    if model == "tagger":
+        assert [s.upos for s in made.tag(data[1])] == [s.upos for s in loaded.tag(data[1])]
+    else:
+        assert [(list(h), d) for h, d in made.parse(data[1])] == \
+            [(list(h), d) for h, d in loaded.parse(data[1])]
+    # a damaged table is refused with one line
+    arrays, meta = modelfile.load(saved)
+    name = next(k for k in arrays if k.endswith("pretrained_vectors"))
+    arrays[name] = arrays[name][:-1]
+    with pytest.raises(ArcwiseError, match="pretrained vectors"):
+        kinds.from_saved(arrays, meta, "damaged")
+
+
+@pytest.mark.parametrize("model", ["bilstm", "biaffine"])
+def test_the_same_seed_gives_the_same_model_file(model, data, vectors_file):
+    pytest.importorskip("torch")
+    path, _, _ = vectors_file
+    files = []
+    for _ in range(2):
+        out = io.BytesIO()
+        trained(model, data, path).save(out)
+        files.append(out.getvalue())
+    assert files[0] == files[1]
+
+
+def test_a_retrained_guide_takes_the_models_own_vectors(data, vectors_file):
+    pytest.importorskip("torch")
+    path, unseen, _ = vectors_file
+    for model in ("bilstm", "biaffine"):
+        parser = trained(model, data, path)
+        options = parser.training_options()
+        vectors = options["embeddings"]
+        assert isinstance(vectors, Vectors) and unseen in vectors.words
+        pretrained = encoder_of(parser).pretrained_table
+        assert len(vectors.words) == int(np.count_nonzero(pretrained.vectors.any(axis=1)))
