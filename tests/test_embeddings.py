@@ -354,3 +354,81 @@ def test_a_retrained_guide_takes_the_models_own_vectors(data, vectors_file):
         assert isinstance(vectors, Vectors) and unseen in vectors.words
         pretrained = encoder_of(parser).pretrained_table
         assert len(vectors.words) == int(np.count_nonzero(pretrained.vectors.any(axis=1)))
+
+
+def test_vectors_go_with_neural_models_only(data, vectors_file):
+    from arcwise.transition.train import check_options, train
+
+    path, _, _ = vectors_file
+    with pytest.raises(ValueError, match="neural model"):
+        train("arc-eager", data[0], embeddings=path)
+    with pytest.raises(ValueError, match="embeddings_extra"):
+        check_options("arc-eager", model="bilstm", embeddings=path, embeddings_extra=-1)
+    check_options("arc-eager", model="bilstm", embeddings=path)
+
+
+def test_a_grid_reads_the_vectors_relative_to_itself_and_checks_them(tmp_path, vectors_file):
+    from arcwise.experiments.grid import parse
+
+    path, _, _ = vectors_file
+    (tmp_path / "vectors").mkdir()
+    (tmp_path / "vectors" / "v.vec").write_bytes(path.read_bytes())
+    raw = {"treebanks": ["English-Tiny"], "seeds": [1], "epochs": 1,
+           "options": {"model": "bilstm", "embeddings": "vectors/v.vec",
+                       "embeddings_extra": 10},
+           "configurations": [{"system": "arc-hybrid", "oracle": "static"}]}
+    grid = parse(raw, tmp_path / "grid.toml")
+    options = grid.configurations[0].options
+    assert options["embeddings"] == str(tmp_path / "vectors" / "v.vec")
+    (tmp_path / "vectors" / "bad.vec").write_text("the\n")
+    raw["options"]["embeddings"] = "vectors/bad.vec"
+    with pytest.raises(ArcwiseError, match=r"grid.toml: .*bad.vec:1: neither a header"):
+        parse(raw, tmp_path / "grid.toml")
+    raw["options"] = {"embeddings": "vectors/v.vec"}
+    with pytest.raises(ArcwiseError, match="neural model"):
+        parse(raw, tmp_path / "grid.toml")
+
+
+@pytest.mark.end_to_end
+@pytest.mark.neural
+@pytest.mark.skipif(NO_JIT, reason="the compiled run covers the command line")
+def test_the_command_line_takes_vectors_and_refuses_them_without_a_neural_model(
+        data, vectors_file, tmp_path, capsys, monkeypatch):
+    from arcwise.io import conllu
+    from tests.cli_run import run
+
+    path, _, _ = vectors_file
+    treebank = tmp_path / "train.conllu"
+    conllu.write(treebank, data[0][:12])
+    sizes = [f"--neural={k}={v}" for k, v in TINY.items()]
+    model = tmp_path / "m.arcwise"
+    code, _, err = run(["train", "-s", "arc-hybrid", "--model", "bilstm", "--train", treebank,
+                        "--epochs", "1", "-o", model, "--embeddings", path,
+                        "--embeddings-extra", "2", *sizes], capsys, monkeypatch)
+    assert code == 0, err
+    assert "embeddings " in err and "2 others" in err
+    code, _, err = run(["train", "-s", "mst", "--model", "biaffine", "--train", treebank,
+                        "--epochs", "1", "-o", tmp_path / "b.arcwise", "--embeddings", path,
+                        *sizes], capsys, monkeypatch)
+    assert code == 0, err
+    code, _, err = run(["train", "-s", "arc-hybrid", "--pipeline", "--components",
+                        "tagger,parser", "--tagger", "model=bilstm", "--tagger", "epochs=1",
+                        "--tagger", "lstm=8", "--tagger", "threads=1", "--tag-folds", "2",
+                        "--train", treebank, "--epochs", "1", "-o", tmp_path / "p.arcwise",
+                        "--embeddings", path], capsys, monkeypatch)
+    assert code == 0, err
+    assert "tagger_pretrained_vectors" in modelfile.read_meta(tmp_path / "p.arcwise")["arrays"]
+    bad = tmp_path / "bad.vec"
+    bad.write_text("2 3\nthe 1 2 3\nof 1 2\n")
+    refusals = [
+        (["--model", "bilstm", "--embeddings", bad], f"{bad}:3: 2 values, expected 3"),
+        (["--embeddings", path], "applies to the neural models only"),
+        (["--model", "bilstm", "--embeddings-extra", "5"], "applies to --embeddings"),
+        (["--model", "bilstm", "--embeddings", tmp_path / "none.vec"], "no such vectors file"),
+    ]
+    for args, message in refusals:
+        code, _, err = run(["train", "-s", "arc-hybrid", "--train", treebank, "--epochs", "1",
+                            "-o", tmp_path / "x.arcwise", *args], capsys,
+                           monkeypatch)
+        assert code == 2 and message in err and err.count("\n") == 1, err
+        assert "Traceback" not in err
