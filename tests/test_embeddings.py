@@ -24,10 +24,12 @@ from arcwise.core.errors import ArcwiseError, InputError
 from arcwise.core.vocab import Vocabularies, form_signature
 from arcwise.learn.embeddings import (
     Vectors,
+    coverage,
     read_header,
     read_vectors,
     with_pretrained,
 )
+from arcwise.learn.embeddings import write_vectors as write_text_vectors
 from arcwise.models import modelfile
 from tests.ewt import NO_JIT, train_and_dev
 
@@ -169,6 +171,17 @@ def test_a_binary_file_is_told_from_text_by_its_bytes_or_a_flag(tmp_path):
         read_header(glove, binary=True)
 
 
+@pytest.mark.parametrize("name", ["written.vec", "written.vec.gz"])
+def test_written_vectors_read_back_exactly(tmp_path, name):
+    vectors = matrix(4, 7, seed=5)
+    write_text_vectors(tmp_path / name, ["a", "Bé", "c", "d"], vectors)
+    read = read_vectors(tmp_path / name, wanted={"bé"}, extra=3)
+    assert read.words == ("a", "bé", "c", "d") and read.format == "word2vec text"
+    np.testing.assert_array_equal(read.matrix, vectors)
+    with pytest.raises(ValueError, match="whitespace"):
+        write_text_vectors(tmp_path / name, ["a b"], vectors[:1])
+
+
 def test_reading_keeps_what_it_keeps_in_memory_not_the_file(tmp_path):
     """A file of 30,000 vectors (~18 MB) read for 5 words: the peak of Python's allocations
     stays a fraction of the file (the buffer of one chunk, what is kept)."""
@@ -211,6 +224,19 @@ def test_the_vocabulary_grows_by_the_words_the_vectors_add(tmp_path):
     assert extended.deprel is vocabularies.deprel and extended.suffix is vocabularies.suffix
     again = pretrained.as_vectors(extended.lower)
     assert set(again.words) == {known[0], known[1], "zebra", "yak"}
+
+
+def test_coverage_counts_what_the_vectors_add():
+    sentences, _ = train_and_dev(5, 0)
+    vocabularies = Vocabularies.build(sentences)
+    known = list(vocabularies.lower)[:2]
+    vectors = Vectors((known[0], "zebra"), matrix(2, 3), "v.vec")
+    extended, pretrained = with_pretrained(vocabularies, vectors)
+    words = [known[0], known[1], "zebra", "unheard-of"]
+    assert coverage(extended.lower, pretrained, words) == {
+        "words": 4, "trained": 2, "with_vector": 2, "unseen_with_vector": 1}
+    assert coverage(vocabularies.lower, None, words) == {
+        "words": 4, "trained": 2, "with_vector": 0, "unseen_with_vector": 0}
 
 
 def test_the_model_file_stores_float16_as_format_3(tmp_path):

@@ -372,6 +372,29 @@ def read_vectors(path: str | os.PathLike, wanted: Iterable[str] = (),
     return Vectors(tuple(kept), matrix, os.path.basename(source), header.format, read)
 
 
+def write_vectors(path: str | os.PathLike, words: Iterable[str], matrix: np.ndarray) -> None:
+    """Write vectors in word2vec's text format (fastText's .vec: a header line "COUNT
+    DIMENSION", then "WORD X1 ... XD"), gzipped if the name ends in .gz, atomically;
+    `read_vectors` reads them back to float32 precision."""
+    from arcwise.io.atomic import atomic_write
+
+    words = list(words)
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.ndim != 2 or len(words) != len(matrix):
+        raise ValueError(f"{len(words)} words for a matrix of shape {matrix.shape}")
+    if bad := next((w for w in words if not w or any(c.isspace() for c in w)), None):
+        raise ValueError(f"word {bad!r} is empty or holds whitespace: it cannot be written")
+    gzipped = os.fspath(path).endswith(".gz")
+    with atomic_write(path, "wb") as raw:
+        out = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if gzipped else raw
+        out.write(f"{len(words)} {matrix.shape[1]}\n".encode())
+        for word, vector in zip(words, matrix):  # 9 digits: float32 exactly
+            numbers = " ".join(f"{x:.9g}" for x in vector.tolist())
+            out.write(f"{word} {numbers}\n".encode())
+        if gzipped:
+            out.close()
+
+
 def vectors_of(embeddings: str | os.PathLike | Vectors, wanted: Iterable[str],
                extra: int = DEFAULT_EXTRA) -> Vectors:
     """`embeddings` itself if already read (`Vectors`), else `read_vectors` of that file."""
@@ -442,6 +465,25 @@ class Pretrained:
         info = {k: v for k, v in meta.items() if k not in ("trained_words", "rows",
                                                             "dimension")}
         return cls(np.asarray(array), trained, info)
+
+
+def coverage(lower: Vocabulary, pretrained: Pretrained | None,
+             words: Iterable[str]) -> dict[str, int]:
+    """What a model (its lowercased-form vocabulary, its table or None) has for the
+    lowercased tokens `words` (say, a test set's): how many there are, how many its
+    training vocabulary has, how many have a vector, and how many of those outside
+    the training vocabulary have one (what the vectors add)."""
+    counts = {"words": 0, "trained": 0, "with_vector": 0, "unseen_with_vector": 0}
+    for word in words:
+        k = lower.id(word)
+        trained = FIRST_WORD <= k < (pretrained.trained_words if pretrained else len(lower))
+        vector = pretrained is not None and k >= FIRST_WORD and bool(
+            pretrained.vectors[k].any())
+        counts["words"] += 1
+        counts["trained"] += trained
+        counts["with_vector"] += vector
+        counts["unseen_with_vector"] += vector and not trained
+    return counts
 
 
 def with_pretrained(vocabularies: Vocabularies, vectors: Vectors
