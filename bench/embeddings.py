@@ -17,8 +17,8 @@ Three conditions, each with the same seeds and options: no vectors, the random o
 the trained ones (`arcwise train ... --embeddings FILE`; `arcwise.learn.embeddings`).
 Reported per condition and seed: the dev LAS of the kept epoch, test UAS and LAS
 (punctuation included), and how many test words outside the training vocabulary
-found a vector (`arcwise.learn.embeddings.coverage`).  --report writes the embeddings
-section of RESULTS.md.
+found a vector (`arcwise.learn.embeddings.coverage`).  --report keeps the result in bench/results/embeddings/ and rewrites the embeddings
+section of RESULTS.md from every kept one.
 """
 
 from __future__ import annotations
@@ -152,49 +152,69 @@ def main(argv: list[str] | None = None) -> int:
                   f"{scores.uas:.2f} LAS {scores.las:.2f} (best epoch {log['best_epoch']} "
                   f"of {args.epochs}, {rows[-1]['seconds']:.0f} s)", flush=True)
     if args.report:
+        import report
+
         trained = read_vectors(vectors["trained"], extra=10**9)
-        setting = {"treebank": args.treebank, "system": args.system, "epochs": args.epochs,
-                   "neural": neural, "train_sentences": len(train_sentences),
-                   "vectors": {"method": "given" if args.vectors else args.method,
-                               "dimension": trained.dimension, "words": len(trained.words),
-                               "sha256": file_sha256(vectors["trained"])}}
-        write_report(rows, setting, argv)
+        result = {"treebank": args.treebank, "system": args.system, "epochs": args.epochs,
+                  "seeds": seeds, "neural": neural, "extra": args.extra,
+                  "train_sentences": len(train_sentences),
+                  "vectors": {"method": "given" if args.vectors else args.method,
+                              "dimension": trained.dimension, "words": len(trained.words),
+                              "sha256": file_sha256(vectors["trained"])},
+                  "rows": rows,
+                  "command": " ".join(["bench/embeddings.py",
+                                       *(sys.argv[1:] if argv is None else argv)]),
+                  "provenance": report.provenance(), "load_average": report.load_average()}
+        name = f"{args.treebank}_{args.system.replace(':', '_')}_e{args.epochs}"
+        write_section(report.keep(result, RESULTS, name))
     return 0
 
 
-def write_report(rows: list[dict], setting: dict, argv: list[str] | None) -> None:
-    """The embeddings section of RESULTS.md: a row per condition and seed, and the mean
-    over the seeds."""
+RESULTS = Path(__file__).resolve().parent / "results" / "embeddings"
+
+
+def write_section(results: list[dict]) -> None:
+    """The embeddings section of RESULTS.md: per kept run, a row per condition and seed
+    and the mean over the seeds."""
     import report
 
-    seeds = sorted({r["seed"] for r in rows})
-    lines = [("| vectors | seed | dev LAS | test UAS | test LAS | best epoch | test words "
-              "outside training | of them with a vector |"), "|---|--:|--:|--:|--:|--:|--:|--:|"]
-    for r in rows:
-        c = r["coverage"]
-        lines.append(f"| {r['condition']} | {r['seed']} | {r['dev_las']:.2f} | "
-                     f"{r['test_uas']:.2f} | {r['test_las']:.2f} | {r['best_epoch']} | "
-                     f"{c['words'] - c['trained']:,} of {c['words']:,} | "
-                     f"{c['unseen_with_vector']:,} |")
-    if len(seeds) > 1:
-        lines += ["", "| vectors | mean dev LAS | mean test UAS | mean test LAS |",
-                  "|---|--:|--:|--:|"]
-        for condition in CONDITIONS:
-            mine = [r for r in rows if r["condition"] == condition]
-            mean = {k: sum(r[k] for r in mine) / len(mine)
-                    for k in ("dev_las", "test_uas", "test_las")}
-            lines.append(f"| {condition} | {mean['dev_las']:.2f} | {mean['test_uas']:.2f} | "
-                         f"{mean['test_las']:.2f} |")
-    v = setting["vectors"]
-    text = (f"{setting['treebank']} ({setting['train_sentences']:,} training sentences), "
-            f"BiLSTM {setting['system']}, {setting['epochs']} epochs (the best on dev kept), "
-            f"neural options {setting['neural']}; gold tags, punctuation included.  Vectors: "
-            f"{v['method']}, {v['dimension']} dimensions, {v['words']:,} words, trained on the "
-            "training split's lowercased forms only (sha256 "
-            f"{v['sha256'][:12]}); random: N(0, 1) vectors for the same words.")
-    report.write_bench_section(
-        "embeddings", "## Pretrained word vectors (issue #42 item 2)", text, lines,
-        "bench/embeddings.py", argv)
+    lines = ["## Pretrained word vectors (issue #42 item 2)", "",
+             ("No public vectors can be downloaded here: the vectors are trained with gensim on "
+             "the lowercased forms of the treebank's training split only (never dev or test); "
+             "the control is N(0, 1) vectors for the same words in the same dimension.  Gold "
+             "tags, punctuation included, the epoch with the best dev LAS kept; "
+             "`arcwise train --embeddings` (`arcwise.learn.embeddings`).")]
+    for result in results:
+        v = result["vectors"]
+        lines += ["", (f"### {result['treebank']}, BiLSTM {result['system']}, "
+                  f"{result['epochs']} epochs"), "",
+                  (f"{result['train_sentences']:,} training sentences; neural options "
+                  f"{result['neural']}; vectors: {v['method']}, {v['dimension']} dimensions, "
+                  f"{v['words']:,} words (sha256 {v['sha256'][:12]})."), "",
+                  ("| vectors | seed | dev LAS | test UAS | test LAS | best epoch | test words "
+                  "outside training | of them with a vector |"),
+                  "|---|--:|--:|--:|--:|--:|--:|--:|"]
+        for r in result["rows"]:
+            c = r["coverage"]
+            lines.append(f"| {r['condition']} | {r['seed']} | {r['dev_las']:.2f} | "
+                         f"{r['test_uas']:.2f} | {r['test_las']:.2f} | {r['best_epoch']} | "
+                         f"{c['words'] - c['trained']:,} of {c['words']:,} | "
+                         f"{c['unseen_with_vector']:,} |")
+        if len(result["seeds"]) > 1:
+            lines += ["", "| vectors | mean dev LAS | mean test UAS | mean test LAS |",
+                      "|---|--:|--:|--:|"]
+            for condition in CONDITIONS:
+                mine = [r for r in result["rows"] if r["condition"] == condition]
+                mean = {k: sum(r[k] for r in mine) / len(mine)
+                        for k in ("dev_las", "test_uas", "test_las")}
+                lines.append(f"| {condition} | {mean['dev_las']:.2f} | "
+                             f"{mean['test_uas']:.2f} | {mean['test_las']:.2f} |")
+        lines += ["", f"- Command: `{result['command']}`",
+                  f"- {result['provenance']} Load average at the end (1, 5, 15 min): "
+                  + ", ".join(map(str, result["load_average"]))]
+        if result.get("notes"):
+            lines += ["", result["notes"]]
+    report.write_section("embeddings", "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -216,6 +216,7 @@ def test_embeddings_bench_compares_no_random_and_given_vectors(tmp_path, monkeyp
     write_vectors(given, words, np.random.default_rng(0).standard_normal((len(words), 4)))
     sections = {}
     monkeypatch.setattr(report, "write_section", lambda name, text: sections.update({name: text}))
+    monkeypatch.setattr(embeddings, "RESULTS", tmp_path / "kept")
     tiny = [f"--neural={k}" for k in ("word=8", "lstm=8", "hidden=8", "tag=4")]
     try:
         assert embeddings.main([str(tmp_path / "ud"), "--treebank", "English-Tiny",
@@ -229,6 +230,8 @@ def test_embeddings_bench_compares_no_random_and_given_vectors(tmp_path, monkeyp
     assert control.words == tuple(words) and control.dimension == 4
     text = sections["embeddings"]
     assert "| random | 2 |" in text and "mean test LAS" in text and "--vectors" in text
+    [kept] = (tmp_path / "kept").glob("*.json")
+    assert kept.name == "English-Tiny_two-planar_static_e1.json"
 
 
 TINY_NEURAL_GRID = """\

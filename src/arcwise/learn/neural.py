@@ -185,8 +185,8 @@ class CharEncoder(nn.Module if nn is not None else object):
 
 class EncoderInputs(NamedTuple):
     """A batch as the encoder reads it, one row per batch word (no padding): the word ids
-    [words, 7] (`EMBEDDED`'s and `PRETRAINED`'s; on `device`), the sentence lengths (on the CPU, where packing reads
-    them), (sentence, position) of each word, the forms (or None), and for a guided model
+    [words, 7] (`EMBEDDED`'s and `PRETRAINED`'s; on `device`), the sentence lengths (on
+    the CPU, where packing reads them), (sentence, position) of each word, the forms (or None), and for a guided model
     (stacking) each word's guide head (-1: none) and guide label id [words, 2] (or None).
     `padded` lays any per-word rows out as [sentences, longest, ...]; `tensor` puts an
     array on the device."""

@@ -2,13 +2,15 @@
 al. 2016; the tagger of UDPipe 2, Straka 2018).
 
 Each word is read as the BiLSTM parser reads it (`arcwise.learn.neural.Encoder`: the
-embeddings of its lowercased form, suffix and shape and, by default, a character
-BiLSTM's final states, and pretrained vectors if given: `arcwise.learn.embeddings`), without tags; a 2-layer BiLSTM reads the sentence and one
-linear layer per column scores that column's tags (FEATS: one class per feature string
-seen in training, as `arcwise.pipeline.stages.tagger.Tagger`).  Training: Adam on the summed
+embeddings of its lowercased form, suffix and shape, by default a character BiLSTM's
+final states, and pretrained word vectors if given: `arcwise.learn.embeddings`), without
+tags; a 2-layer BiLSTM reads the sentence and one linear layer per column scores that
+column's tags (FEATS: one class per feature string seen in training, as
+`arcwise.pipeline.stages.tagger.Tagger`).  Training: Adam on the summed
 cross-entropy of the three columns over batches of sentences of similar lengths, with
 word dropout and dropout; the epoch with the best mean dev accuracy is kept.  It tags as
-`Tagger` does (the same interface and lemmatizer); saved as float32 arrays and JSON.
+`Tagger` does (the same interface and lemmatizer); saved as float32 arrays (pretrained
+vectors: float16) and JSON.
 Needs the neural extra (torch).
 """
 
