@@ -3,6 +3,7 @@
     .venv/bin/python bench/embeddings.py DATA --treebank Italian-ParTUT
         [--system two-planar:static] [--epochs 10] [--seeds 1,2] [--dimension 100]
         [--method word2vec|fasttext] [--vectors FILE] [--extra 50000] [--threads 1]
+        [--parser-sentences N]
         [--neural KEY=VALUE ...] [--out DIR] [--json] [--report]
 
 DATA: a folder of treebank folders, each with its train, dev and test split
@@ -12,6 +13,9 @@ bench dependency, not arcwise's: ``pip install gensim``) on the lowercased forms
 the TRAINING split only, never dev or test, and written as a .vec file; the control is
 a .vec file of random vectors, N(0, 1), for the same words in the same dimension.
 --vectors FILE takes a vectors file instead of training one (no gensim needed).
+--parser-sentences N trains the parsers on N training sentences only (spread evenly over
+the split: every len/N-th), the vectors on the whole training split: the rest of it is raw text to them, and test words
+it has that the parsers' sentences lack find a vector (what --embeddings-extra is for).
 
 Three conditions, each with the same seeds and options: no vectors, the random ones,
 the trained ones (`arcwise train ... --embeddings FILE`; `arcwise.learn.embeddings`).
@@ -90,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="a vectors file to use instead of training one")
     parser.add_argument("--extra", type=int, default=50_000, help="--embeddings-extra")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--parser-sentences", type=int, default=None,
+                        help="train the parsers on N training sentences, spread evenly "
+                        "(the vectors on all of them)")
     parser.add_argument("--neural", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--out", type=Path, default=None,
                         help="folder for the vectors files (default: a temporary one)")
@@ -129,11 +136,15 @@ def main(argv: list[str] | None = None) -> int:
               f"({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
     random_vectors(vectors["trained"], vectors["random"], seeds[0])
     test_words = [form_signature(f)[0] for s in test for f in s.form[1:]]
+    step = len(train_sentences) / (args.parser_sentences or len(train_sentences))
+    parser_sentences = [train_sentences[int(k * step)]
+                        for k in range(min(args.parser_sentences or len(train_sentences),
+                                           len(train_sentences)))]
     rows = []
     for condition in CONDITIONS:
         for seed in seeds:
             started = time.perf_counter()
-            model, log = train(system, train_sentences, dev, oracle=oracle,
+            model, log = train(system, parser_sentences, dev, oracle=oracle,
                                epochs=args.epochs, seed=seed, model="bilstm", neural=neural,
                                embeddings=vectors[condition], embeddings_extra=args.extra)
             scores = score_parser(model, test)
@@ -158,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         result = {"treebank": args.treebank, "system": args.system, "epochs": args.epochs,
                   "seeds": seeds, "neural": neural, "extra": args.extra,
                   "train_sentences": len(train_sentences),
+                  "parser_sentences": len(parser_sentences),
                   "vectors": {"method": "given" if args.vectors else args.method,
                               "dimension": trained.dimension, "words": len(trained.words),
                               "sha256": file_sha256(vectors["trained"])},
@@ -165,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
                   "command": " ".join(["bench/embeddings.py",
                                        *(sys.argv[1:] if argv is None else argv)]),
                   "provenance": report.provenance(), "load_average": report.load_average()}
-        name = f"{args.treebank}_{args.system.replace(':', '_')}_e{args.epochs}"
+        name = (f"{args.treebank}_{args.system.replace(':', '_')}_e{args.epochs}"
+                + (f"_n{args.parser_sentences}" if args.parser_sentences else ""))
         write_section(report.keep(result, RESULTS, name))
     return 0
 
@@ -186,9 +199,15 @@ def write_section(results: list[dict]) -> None:
              "`arcwise train --embeddings` (`arcwise.learn.embeddings`).")]
     for result in results:
         v = result["vectors"]
+        parsers = result.get("parser_sentences", result["train_sentences"])
+        part = ("" if parsers == result["train_sentences"] else
+                f", the parsers on {parsers:,} of the training sentences")
         lines += ["", (f"### {result['treebank']}, BiLSTM {result['system']}, "
-                  f"{result['epochs']} epochs"), "",
-                  (f"{result['train_sentences']:,} training sentences; neural options "
+                  f"{result['epochs']} epochs{part}"), "",
+                  (f"{result['train_sentences']:,} training sentences (the vectors' text"
+                   + (f"; the parsers': {parsers:,} of them, every "
+                      f"{result['train_sentences'] / parsers:.1f}th" if part else "")
+                   + f"); neural options "
                   f"{result['neural']}; vectors: {v['method']}, {v['dimension']} dimensions, "
                   f"{v['words']:,} words (sha256 {v['sha256'][:12]})."), "",
                   ("| vectors | seed | dev LAS | test UAS | test LAS | best epoch | test words "

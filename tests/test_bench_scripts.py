@@ -199,7 +199,8 @@ def test_stacking_main_reruns_table_6_with_neural_models(tmp_path, monkeypatch):
 @pytest.mark.neural
 def test_embeddings_bench_compares_no_random_and_given_vectors(tmp_path, monkeypatch, capsys):
     """bench/embeddings.py --vectors FILE (no gensim): the three conditions, the random
-    control written for the same words, and the report's table."""
+    control written for the same words, and the report's table; the parsers on half the
+    training sentences."""
     pytest.importorskip("torch")
     import numpy as np
 
@@ -221,7 +222,8 @@ def test_embeddings_bench_compares_no_random_and_given_vectors(tmp_path, monkeyp
     try:
         assert embeddings.main([str(tmp_path / "ud"), "--treebank", "English-Tiny",
                                 "--epochs", "1", "--seeds", "1,2", "--vectors", str(given),
-                                "--out", str(tmp_path / "out"), *tiny, "--report"]) == 0
+                                "--out", str(tmp_path / "out"), "--parser-sentences", "6",
+                                *tiny, "--report"]) == 0
     finally:
         sys.modules.pop("embeddings", None)
     out = capsys.readouterr().out
@@ -231,7 +233,8 @@ def test_embeddings_bench_compares_no_random_and_given_vectors(tmp_path, monkeyp
     text = sections["embeddings"]
     assert "| random | 2 |" in text and "mean test LAS" in text and "--vectors" in text
     [kept] = (tmp_path / "kept").glob("*.json")
-    assert kept.name == "English-Tiny_two-planar_static_e1.json"
+    assert kept.name == "English-Tiny_two-planar_static_e1_n6.json"
+    assert "the parsers on 6 of the training sentences" in text
 
 
 TINY_NEURAL_GRID = """\

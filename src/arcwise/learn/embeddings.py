@@ -102,8 +102,7 @@ def _opened(path: str | os.PathLike) -> Iterator[tuple[IO[bytes], bool]]:
     except OSError as error:
         raise ArcwiseError(f"{path}: cannot read: {error.strerror or error}") from None
     with raw:
-        gzipped = raw.read(2) == GZIP_MAGIC
-        raw.seek(0)
+        gzipped = raw.peek(2)[:2] == GZIP_MAGIC  # not read: a pipe cannot seek back
         if not gzipped:
             yield raw, False
             return
@@ -115,8 +114,8 @@ class _Reader:
     """A file's bytes through one buffer: lines (bounded) and exact byte counts, with the
     failures of a damaged gzip stream as an InputError at the current line."""
 
-    def __init__(self, path: str | os.PathLike, stream: IO[bytes]):
-        self.path, self.stream = str(path), stream
+    def __init__(self, path: str | os.PathLike, stream: IO[bytes], gzipped: bool = False):
+        self.path, self.stream, self.gzipped = str(path), stream, gzipped
         self.buffer, self.start = b"", 0
         self.line = 0  # lines read so far (the last one's number)
         self.eof = False
@@ -128,9 +127,13 @@ class _Reader:
             return False
         try:
             chunk = self.stream.read(CHUNK)
-        except (EOFError, gzip.BadGzipFile, zlib.error, OSError) as error:
+        except (EOFError, gzip.BadGzipFile, zlib.error) as error:
             raise InputError(self.path, self.line + 1,
                              f"corrupt or cut short gzip data ({error})") from None
+        except OSError as error:
+            raise InputError(self.path, self.line + 1, "cannot read"
+                             + (" the gzip data" if self.gzipped else "")
+                             + f": {error.strerror or error}") from None
         if not chunk:
             self.eof = True
             return False
@@ -251,7 +254,7 @@ def read_header(path: str | os.PathLike, binary: bool | None = None) -> Header:
     """The format and dimension of a vectors file, from its first lines (cheap: what
     `arcwise train` checks before reading the treebank); InputError if it has none."""
     with _opened(path) as (stream, gzipped):
-        return _header(_Reader(path, stream), os.fspath(path), gzipped, binary)
+        return _header(_Reader(path, stream, gzipped), os.fspath(path), gzipped, binary)
 
 
 def _text_entries(reader: _Reader, path: str, dimension: int
@@ -332,7 +335,7 @@ def read_vectors(path: str | os.PathLike, wanted: Iterable[str] = (),
     exact: set[str] = set()  # kept words whose vector is their exact lowercase entry's
     added = 0
     with _opened(path) as (stream, gzipped):
-        reader = _Reader(source, stream)
+        reader = _Reader(source, stream, gzipped)
         header = _header(reader, source, gzipped, binary)
         binary_format = header.format == "word2vec binary"
         entries = (_binary_entries(reader, source, header) if binary_format
