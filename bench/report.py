@@ -29,6 +29,7 @@ SECTIONS = {  # name: the script that writes it
     "neural": "bench/neural.py",
     "pipeline": "bench/pipeline.py",
     "taggers": "bench/taggers.py",
+    "embeddings": "bench/embeddings.py",
     "serve": "bench/serve.py",
     "viewer": "bench/viewer.py",
     "model-size": "bench/model_size.py",

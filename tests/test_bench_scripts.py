@@ -195,6 +195,48 @@ def test_stacking_main_reruns_table_6_with_neural_models(tmp_path, monkeypatch):
     assert not (Path.cwd() / "inherit").exists()
 
 
+@pytest.mark.end_to_end
+@pytest.mark.neural
+def test_embeddings_bench_compares_no_random_and_given_vectors(tmp_path, monkeypatch, capsys):
+    """bench/embeddings.py --vectors FILE (no gensim): the three conditions, the random
+    control written for the same words, and the report's table; the parsers on half the
+    training sentences."""
+    pytest.importorskip("torch")
+    import numpy as np
+
+    from arcwise.learn.embeddings import read_vectors, write_vectors
+
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import embeddings
+    import report
+
+    tiny_treebank(tmp_path / "ud" / "English-Tiny", 12)
+    words = sorted({f.lower() for s in read_treebank(tmp_path / "ud" / "English-Tiny" /
+                                                      "train.conllu.gz") for f in s.form[1:]})
+    given = tmp_path / "given.vec"
+    write_vectors(given, words, np.random.default_rng(0).standard_normal((len(words), 4)))
+    sections = {}
+    monkeypatch.setattr(report, "write_section", lambda name, text: sections.update({name: text}))
+    monkeypatch.setattr(embeddings, "RESULTS", tmp_path / "kept")
+    tiny = [f"--neural={k}" for k in ("word=8", "lstm=8", "hidden=8", "tag=4")]
+    try:
+        assert embeddings.main([str(tmp_path / "ud"), "--treebank", "English-Tiny",
+                                "--epochs", "1", "--seeds", "1,2", "--vectors", str(given),
+                                "--out", str(tmp_path / "out"), "--parser-sentences", "6",
+                                *tiny, "--report"]) == 0
+    finally:
+        sys.modules.pop("embeddings", None)
+    out = capsys.readouterr().out
+    assert all(f"{c} seed {s}:" in out for c in ("none", "random", "trained") for s in (1, 2))
+    control = read_vectors(tmp_path / "out" / "English-Tiny.random.vec", extra=10**6)
+    assert control.words == tuple(words) and control.dimension == 4
+    text = sections["embeddings"]
+    assert "| random | 2 |" in text and "mean test LAS" in text and "--vectors" in text
+    [kept] = (tmp_path / "kept").glob("*.json")
+    assert kept.name == "English-Tiny_two-planar_static_e1_n6.json"
+    assert "the parsers on 6 of the training sentences" in text
+
+
 TINY_NEURAL_GRID = """\
 title = "Tiny neural"
 treebanks = ["English-Tiny"]

@@ -44,7 +44,7 @@ def test_format1_files_convert_to_a_quarter_or_less(tmp_path, name):
     kinds.load(old).save(new)
     assert new.stat().st_size * 4 <= old.stat().st_size
     meta = modelfile.read_meta(new)
-    assert meta["format_version"] == modelfile.FORMAT_VERSION == 2
+    assert meta["format_version"] == 2  # no float16 array (those make format 3)
     with zipfile.ZipFile(new) as zf:
         for info in zf.infolist():
             if info.filename.endswith("weights.npy"):

@@ -97,7 +97,7 @@ def test_round_trip_is_exact(model_path, mapped):
         # maps of the stored (float) members are read-only; deflated ones are read
         assert loaded[name].flags.writeable != (mapped and array.dtype.kind == "f")
     assert {k: meta[k] for k in META} == META
-    assert meta["format"] == "arcwise-model" and meta["format_version"] == modelfile.FORMAT_VERSION
+    assert meta["format"] == "arcwise-model" and meta["format_version"] == 2  # no float16
     assert meta["arrays"]["transition_weights"] == {"dtype": "<f4", "shape": [64, 4]}
     assert modelfile.read_meta(model_path) == meta
 
@@ -728,7 +728,8 @@ def every_path(node, path=()):
 def test_fuzzed_metadata_never_gives_a_traceback(trained_model, tmp_path, capsys, monkeypatch,
                                                  data):
     """Any field of the metadata replaced by another JSON value (or removed), or the file cut:
-    parse either works (a field nothing reads) or exits 2 with one line and no output file."""
+    parse either works (a field nothing reads; at most a warning) or exits 2 with one line
+    and no output file."""
     source, text = trained_model
     meta = meta_of(source)
     paths = sorted({p for p in every_path(meta) if p[0] != "arrays" and len(p) <= 4}, key=str)
@@ -749,7 +750,8 @@ def test_fuzzed_metadata_never_gives_a_traceback(trained_model, tmp_path, capsys
         os.unlink(out_dir / name)
     code, err = parse_in_process(bad, text, out_dir / "parsed.conllu", capsys, monkeypatch)
     assert "Traceback" not in err, err
-    if code == 0:
-        assert err == "" and os.listdir(out_dir) == ["parsed.conllu"]
+    if code == 0:  # a renamed tag in a vocabulary may leave the input's tags unseen: warned
+        assert all(line.startswith("arcwise: warning: ") for line in err.splitlines()), err
+        assert os.listdir(out_dir) == ["parsed.conllu"]
     else:
         assert code == 2 and err.count("\n") == 1 and os.listdir(out_dir) == [], (path, value, err)

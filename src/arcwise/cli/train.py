@@ -13,6 +13,7 @@ import typer
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.extras import required
 from arcwise.core.registry import did_you_mean
+from arcwise.learn.embeddings import DEFAULT_EXTRA
 from arcwise.models.kinds import MODELS, is_graph_system, train_system
 from arcwise.oracles import PRIORITIES
 from arcwise.pipeline import TAGS
@@ -336,6 +337,22 @@ def register(app: typer.Typer) -> None:
             "rightmost dependents; compact, the default, the words alone; or addresses "
             "such as S0,S1,B0,S0.l); biaffine: arc, label.",
         ),
+        embeddings: Path = typer.Option(
+            None, "--embeddings",
+            help="Pretrained word vectors for every neural model trained (--model bilstm or "
+            "biaffine, --tagger model=bilstm): word2vec text or binary, fastText .vec or "
+            "GloVe .txt, gzipped or not. The vectors of the training words (an exact "
+            "lowercase entry, else the first cased variant) and of --embeddings-extra other "
+            "words are copied into the model, which never needs the file again; a fixed "
+            "table, concatenated to the trained word embedding (its dimension is the "
+            "file's: no size has to match).",
+        ),
+        embeddings_extra: int = typer.Option(
+            DEFAULT_EXTRA, "--embeddings-extra", min=0,
+            help="--embeddings: how many words beside the training vocabulary keep their "
+            "vector (the file's first, in its order: the most frequent), so that words "
+            "never seen in training find theirs.",
+        ),
         device: str = typer.Option(
             "cpu", "--device",
             help="Where the neural networks (--model bilstm or biaffine, --tagger "
@@ -364,6 +381,8 @@ def register(app: typer.Typer) -> None:
         from arcwise.io.conllu import without_tags
 
         checked_device(ctx, device, model.value, tagger)
+        checked_embeddings(ctx, embeddings, system, model.value, tagger, pipeline, components,
+                           tags)
         predicted = tags is not None and tags.value == "predicted"
         if system in ("tagger", "tokenizer") or pipeline or predicted:
             if guide_path is not None:
@@ -379,7 +398,7 @@ def register(app: typer.Typer) -> None:
                                    "--components)")
             _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed,
                             tags.value if tags else None, tag_folds, tag_workers,
-                            parse_tagger(tagger),
+                            parse_tagger(tagger), (embeddings, embeddings_extra),
                             dict(oracle=oracle, bound=bound, order=order, decoder=decoder,
                                  update=update, explore_from=explore_from, explore_p=explore_p,
                                  pseudo_projective=pseudo_projective,
@@ -398,9 +417,10 @@ def register(app: typer.Typer) -> None:
             raise ArcwiseError(f"--feature-model is the perceptron's; --model {model.value} "
                                "reads the words of --neural features")
         table = feature_table(features, system, model.value, guided=guide_path is not None)
-        check_output(output, train_path, dev_path, guide_path, features)
+        check_output(output, train_path, dev_path, guide_path, features, embeddings)
         train_sentences = list(read_treebank(train_path))
         dev = list(read_treebank(dev_path)) if dev_path else None
+        vectors = read_embeddings(embeddings, embeddings_extra, train_sentences)
         if tags is not None and tags.value == "none":
             train_sentences = [without_tags(s) for s in train_sentences]
             dev = [without_tags(s) for s in dev] if dev is not None else None
@@ -416,7 +436,7 @@ def register(app: typer.Typer) -> None:
             pseudo_projective=pseudo_projective.value if pseudo_projective else None,
             oracle_priority=oracle_priority.value if oracle_priority else None,
             variant_features=variant_features, feature_model=feature_model,
-            neural=neural_options, table=table)
+            neural=neural_options, table=table, embeddings=vectors)
         title = trainer_title(system, model.value, oracle.value, order, decoder)
         with EpochProgress(title, epochs) as bar:
             try:
@@ -439,18 +459,24 @@ def trainer_options(system: str, model: str, *, oracle: str, bound: str | None,
                     epochs: int | None, explore_from: int, explore_p: float, seed: int,
                     order: int, decoder: str, update: str, pseudo_projective: str | None,
                     oracle_priority: str | None, variant_features: bool, neural: dict,
-                    table: Any, feature_model: str = "default") -> dict[str, Any]:
+                    table: Any, feature_model: str = "default",
+                    embeddings: Any = None) -> dict[str, Any]:
     """The options of `arcwise.models.kinds.train_system` that the command line's give for
-    `system` and `model`: the trainer is picked by the kind registry alone."""
+    `system` and `model`: the trainer is picked by the kind registry alone.  embeddings:
+    the `arcwise.learn.embeddings.Vectors` of --embeddings (a neural model's only)."""
+    pretrained = {} if embeddings is None or model == "perceptron" else {
+        "embeddings": embeddings}
     if model == "biaffine":
-        return dict(model=model, decoder=decoder, epochs=epochs, seed=seed, neural=neural)
+        return dict(model=model, decoder=decoder, epochs=epochs, seed=seed, neural=neural,
+                    **pretrained)
     if is_graph_system(system):
         return dict(model=model, order=order, decoder=decoder, update_rule=update,
                     epochs=epochs or LINEAR_EPOCHS, seed=seed)
     return dict(oracle=oracle, bound=bound, epochs=epochs, explore_from=explore_from,
                 explore_p=explore_p, seed=seed, pseudo_projective=pseudo_projective,
                 oracle_priority=oracle_priority, variant_features=variant_features,
-                feature_model=feature_model, model=model, neural=neural, table=table)
+                feature_model=feature_model, model=model, neural=neural, table=table,
+                **pretrained)
 
 
 def trainer_title(system: str, model: str, oracle: str, order: int, decoder: str) -> str:
@@ -508,6 +534,52 @@ def checked_device(ctx: typer.Context, device: str, model: str, tagger: list[str
         raise ArcwiseError(f"--device applies to the neural models only (--model bilstm or "
                            f"biaffine, --tagger model=bilstm), not to --model {model}")
     use_device(device)
+
+
+def checked_embeddings(ctx: typer.Context, embeddings: Path | None, system: str, model: str,
+                       tagger: list[str], pipeline: bool, components: str, tags) -> None:
+    """ArcwiseError, before any file is read, for --embeddings in a run that trains no
+    neural model, or --embeddings-extra without it; InputError for a vectors file whose
+    start is none's (`arcwise.learn.embeddings.read_header`)."""
+    source = ctx.get_parameter_source("embeddings_extra")
+    if embeddings is None:
+        if source and source.name in ("COMMANDLINE", "ENVIRONMENT"):
+            raise ArcwiseError("--embeddings-extra applies to --embeddings (pretrained word "
+                               "vectors) only")
+        return
+    tagger_models = [pair.partition("=")[2] for pair in tagger if pair.startswith("model=")]
+    predicted = tags is not None and tags.value == "predicted"
+    wanted = ([c.strip() for c in components.split(",")] if pipeline
+              else [system] if system in ("tagger", "tokenizer")
+              else ["tagger", "parser"] if predicted else ["parser"])
+    neural_parser = "parser" in wanted and model != "perceptron"
+    neural_tagger = "tagger" in wanted and tagger_models[-1:] == ["bilstm"]
+    if not (neural_parser or neural_tagger):
+        raise ArcwiseError("--embeddings applies to the neural models only (--model bilstm "
+                           "or biaffine, --tagger model=bilstm), not to "
+                           + ("--tagger model=perceptron" if wanted == ["tagger"]
+                              else f"--model {model}"))
+    from arcwise.learn.embeddings import read_header
+
+    read_header(embeddings)
+
+
+def read_embeddings(path: Path | None, extra: int, sentences) -> Any:
+    """The `arcwise.learn.embeddings.Vectors` of --embeddings for the training sentences'
+    lowercased forms and `extra` other words, read once for every model the run trains
+    (a line on stderr says what was kept); None without --embeddings."""
+    if path is None:
+        return None
+    from arcwise.core.vocab import form_signature
+    from arcwise.learn.embeddings import read_vectors
+
+    wanted = {form_signature(f)[0] for s in sentences for f in s.form[1:]}
+    vectors = read_vectors(path, wanted, extra)
+    found = sum(1 for w in vectors.words if w in wanted)
+    print(f"embeddings {path}: {vectors.format}, {vectors.dimension} dimensions, "
+          f"{vectors.read:,} vectors; kept {found:,} of the {len(wanted):,} training words "
+          f"and {len(vectors.words) - found:,} others", file=sys.stderr, flush=True)
+    return vectors
 
 
 def checked_model(system: str, model: str, neural: list[str]) -> dict:
@@ -657,9 +729,10 @@ def guided_by(guide_path, folds, train_sentences, dev) -> Guide:
 
 
 def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, seed, tags,
-                    tag_folds, tag_workers, tagger_options, parser_options) -> None:
+                    tag_folds, tag_workers, tagger_options, embeddings, parser_options) -> None:
     """`arcwise train --system tagger|tokenizer`, `--pipeline` and `--tags predicted`: the
-    components in `wanted` (`arcwise.pipeline.training`) in one pipeline model file."""
+    components in `wanted` (`arcwise.pipeline.training`) in one pipeline model file.
+    embeddings: (--embeddings, --embeddings-extra), for its neural models."""
     from arcwise.io import read_treebank
     from arcwise.pipeline.pipeline import COMPONENTS
     from arcwise.pipeline.training import train_pipeline
@@ -673,9 +746,12 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
         check_options(ctx, system, o["oracle"].value, o["bound"], o["decoder"], o["update"],
                       o["feature_model"])
         table = feature_table(o["features"], system, o["model"])
-    check_output(output, train_path, dev_path, o["features"])
+    check_output(output, train_path, dev_path, o["features"], embeddings[0])
     train_sentences = list(read_treebank(train_path))
     dev = list(read_treebank(dev_path)) if dev_path else None
+    vectors = read_embeddings(*embeddings, train_sentences)
+    if vectors is not None and tagger_options.get("model") == "bilstm" and "tagger" in wanted:
+        tagger_options = {**tagger_options, "embeddings": vectors}
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
@@ -693,7 +769,7 @@ def _train_pipeline(ctx, system, wanted, train_path, dev_path, output, epochs, s
         pseudo_projective=o["pseudo_projective"].value if o["pseudo_projective"] else None,
         oracle_priority=o["oracle_priority"].value if o["oracle_priority"] else None,
         variant_features=o["variant_features"], feature_model=o["feature_model"],
-        neural=o["neural"], table=table)
+        neural=o["neural"], table=table, embeddings=vectors)
     if not (is_graph_system(system) and o["model"] == "perceptron"):  # MST's epochs: unshown
         options["progress"] = progress
 

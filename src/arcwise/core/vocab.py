@@ -219,6 +219,15 @@ class Vocabularies:
             *ids.reshape(len(COLUMNS), size), sentence.head, *signature.reshape(size, 3).T
         )
 
+    def with_lower(self, strings: Iterable[str]) -> Vocabularies:
+        """New frozen vocabularies: these, with `strings` (those it lacks) appended to the
+        lowercased forms' (the ids it has stay): the words that pretrained vectors add
+        (`arcwise.learn.embeddings.with_pretrained`).  The other columns are shared."""
+        lower = Vocabulary([*self.lower, *(s for s in strings if s not in self.lower)],
+                           frozen=True)
+        others = {column: getattr(self, column) for column in COLUMNS + DERIVED}
+        return Vocabularies(**{**others, "lower": lower}).freeze()
+
     def to_dict(self) -> dict:
         """A JSON-able dict: ``{column: Vocabulary.to_dict()}``."""
         return {column: getattr(self, column).to_dict() for column in COLUMNS + DERIVED}

@@ -19,6 +19,8 @@ A grid file (see README, "Experiments", and ``experiments/*.toml``)::
     oracle = "dynamic"
     bound = "upper"                   # optional
     options = { oracle_priority = "monotonic" }   # any other arcwise.transition.train.train keyword
+    # e.g. a BiLSTM with pretrained word vectors (a file relative to this one, as data):
+    # options = { model = "bilstm", embeddings = "vectors/sv.vec", embeddings_extra = 50000 }
 
     [[contrasts]]
     a = "covington-nm:upper"          # does A beat B?
@@ -444,6 +446,10 @@ class _Checker:
         where = f"configuration {name!r}"
         if reserved := sorted(CELL_ARGUMENTS & options.keys()):
             raise self.error(f"{where}: option {reserved[0]!r} is set by the grid, not by options")
+        if "embeddings" in options:  # a vectors file, relative to the grid file as `data` is
+            vectors = Path(self.string(options["embeddings"], f"{where}: embeddings"))
+            options["embeddings"] = str(vectors if vectors.is_absolute()
+                                        else self.path.parent / vectors)
         try:
             check_options(system, oracle=oracle, bound=bound, **options)
         except TypeError:

@@ -50,10 +50,12 @@ class BiaffineNetwork(nn.Module if nn is not None else object):
     `arcwise.core.device.current_device()`."""
 
     def __init__(self, vocabulary_sizes: list[int], n_labels: int, sizes: BiaffineSizes,
-                 chars: str = "", guide_labels: int = 0):
+                 chars: str = "", guide_labels: int = 0, pretrained=None):
+        """pretrained: the encoder's `arcwise.learn.embeddings.Pretrained` table, or None."""
         need_torch()
         super().__init__()
-        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout, chars, guide_labels)
+        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout, chars, guide_labels,
+                               pretrained)
         self.guided = bool(guide_labels)  # guide_labels: the deprel vocabulary's size
         width = self.encoder.width
         self.arc_dependent = mlp(width, sizes.arc, sizes.dropout)

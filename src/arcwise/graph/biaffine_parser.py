@@ -22,6 +22,7 @@ from arcwise.core.vocab import Vocabularies, check_tagged
 from arcwise.graph.chu_liu_edmonds import chu_liu_edmonds
 from arcwise.graph.eisner import eisner
 from arcwise.io import annotate
+from arcwise.learn.embeddings import DEFAULT_EXTRA, vectors_of, with_pretrained
 from arcwise.learn.neural import (
     char_vocabulary,
     configured,
@@ -30,6 +31,9 @@ from arcwise.learn.neural import (
     encoder_inputs,
     form_counts,
     need_torch,
+    pretrained_arrays,
+    pretrained_meta,
+    saved_pretrained,
     state_arrays,
     vocabulary_sizes,
 )
@@ -140,13 +144,18 @@ class BiaffineParser:
         hp = self.hyperparameters
         neural = {**hp["sizes"], "batch_sentences": hp["batch_sentences"],
                   "threads": hp["threads"]}
+        pretrained = self.network.encoder.pretrained_table  # its vectors, not the file
+        embeddings = ({} if pretrained is None else
+                      {"embeddings": pretrained.as_vectors(self.vocabularies.lower)})
         return dict(model="biaffine", decoder=self.decoder, epochs=hp["epochs"],
-                    seed=hp["seed"], neural=neural)
+                    seed=hp["seed"], neural=neural, **embeddings)
 
     # --- model files -------------------------------------------------------
 
     def meta(self) -> dict[str, Any]:
+        embeddings = pretrained_meta(self.network.encoder)
         return {
+            **({} if embeddings is None else {"embeddings": embeddings}),
             "system": self.system,
             "model": self.kind,
             "options": {"decoder": self.decoder},
@@ -162,8 +171,10 @@ class BiaffineParser:
         }
 
     def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """What the model file holds: the network's float32 arrays and the metadata."""
-        return state_arrays(self.network), self.meta()
+        """What the model file holds: the network's float32 arrays (and its pretrained
+        vectors, float16) and the metadata."""
+        return ({**state_arrays(self.network), **pretrained_arrays(self.network.encoder)},
+                self.meta())
 
     def save(self, path: str | os.PathLike) -> None:
         modelfile.save(path, *self.saved())
@@ -185,9 +196,12 @@ class BiaffineParser:
         try:
             sizes = BiaffineSizes(**meta["sizes"])
             vocabularies = Vocabularies.from_dict(meta["vocabularies"])
+            pretrained = saved_pretrained(arrays, meta.get("embeddings"), source,
+                                          rows=len(vocabularies.lower))
             network = BiaffineNetwork(
-                vocabulary_sizes(vocabularies), len(meta["labels"]), sizes,
-                str(meta.get("chars", "")), len(vocabularies.deprel) if meta.get("guided") else 0)
+                vocabulary_sizes(vocabularies, pretrained), len(meta["labels"]), sizes,
+                str(meta.get("chars", "")), len(vocabularies.deprel) if meta.get("guided") else 0,
+                pretrained)
             parser = cls(meta["options"]["decoder"], vocabularies, meta["labels"], network,
                          sizes, meta["hyperparameters"], meta["scores"],
                          meta["training_data_sha256"], meta["command_line"])
@@ -225,6 +239,8 @@ def train_biaffine(
     neural: dict[str, Any] | None = None,
     guide: Sequence[Sentence] | None = None,
     dev_guide: Sequence[Sentence] | None = None,
+    embeddings: Any = None,
+    embeddings_extra: int = DEFAULT_EXTRA,
 ) -> tuple[BiaffineParser, dict[str, Any]]:
     """Train a biaffine parser; returns (the parser of the best dev epoch, the log).
 
@@ -233,6 +249,9 @@ def train_biaffine(
     and threads (torch's).  Trees that are not well formed are skipped.  guide,
     dev_guide: a guide parser's trees of the train and dev sentences (jackknifed for
     train: `arcwise.combination.stacking.jackknife`) to train a guided parser.
+    embeddings: pretrained word vectors, a vectors file or
+    `arcwise.learn.embeddings.Vectors` already read (of a file, the training
+    vocabulary's and the first embeddings_extra other words' are kept, in the model).
     """
     import torch
 
@@ -261,18 +280,26 @@ def train_biaffine(
     if guide is not None and dev and dev_guide is None:
         raise ValueError("a guided parser needs the guide's trees of the dev sentences too")
     vocabularies = Vocabularies.build(sentences)
+    pretrained = None
+    if embeddings is not None:  # their words join the lowercased forms' vocabulary
+        vectors = vectors_of(embeddings, vocabularies.lower, embeddings_extra)
+        vocabularies, pretrained = with_pretrained(vocabularies, vectors)
     labels = list(vocabularies.deprel)
     batch = Batch(sentences, vocabularies, guide)
     chars = char_vocabulary(batch.forms) if sizes.chars else ""
-    network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(labels), sizes, chars,
-                              len(vocabularies.deprel) if guide is not None else 0)
+    network = BiaffineNetwork(vocabulary_sizes(vocabularies, pretrained), len(labels), sizes,
+                              chars, len(vocabularies.deprel) if guide is not None else 0,
+                              pretrained)
     optimizer = torch.optim.Adam(network.parameters(), lr=sizes.learning_rate, betas=(0.9, 0.9))
     schedule = decayed(optimizer, sizes)
     log = log_header("mst", sentences, len(sentences) - len(well_formed), 0, list(usable), None,
                      {"model": "biaffine", "decoder": decoder, "epochs": epochs, "seed": seed,
                       "sizes": dataclasses.asdict(sizes), "batch_sentences": batch_sentences,
                       "guided": guide is not None,
-                      "threads": threads or torch.get_num_threads()})
+                      "threads": threads or torch.get_num_threads(),
+                      **({} if pretrained is None else
+                         {"embeddings": pretrained.info["source"],
+                          "embeddings_extra": embeddings_extra})})
     parser = BiaffineParser(decoder, vocabularies, labels, network, sizes,
                             log["hyperparameters"], training_data_sha256=data_sha256(sentences))
     epochs_of = BiaffineEpochs(network, optimizer, schedule, batch, usable, len(labels), sizes,
@@ -310,7 +337,8 @@ class BiaffineEpochs:
         for indices in length_batches(self.lengths, self.batch_sentences, rng):
             part = sub_batch(batch, usable[indices])
             inputs = encoder_inputs(part, self.counts, self.sizes.word_dropout, rng,
-                                    chars=bool(self.sizes.chars), device=device)
+                                    chars=bool(self.sizes.chars), device=device,
+                                    pretrained=network.encoder.pretrained_table is not None)
             sentence, where = inputs.tensor(inputs.sentence), inputs.tensor(inputs.where)
             arcs, label_dependent, label_head = network(inputs)
             mask = padding_mask(inputs.lengths, device)

@@ -4,7 +4,8 @@ Every word is the concatenation of embeddings of its lowercased form, its
 suffix and shape (`arcwise.core.vocab.form_signature`: what an unknown word
 still has), optionally the final states of a BiLSTM over its characters
 (`Sizes.chars`; Ballesteros et al. 2015, Dozat et al. 2017), and its UPOS,
-XPOS and FEATS; a 2-layer BiLSTM reads the
+XPOS and FEATS, and optionally a pretrained vector of its lowercased form
+(`arcwise.learn.embeddings`: a fixed table, see `Encoder`); a 2-layer BiLSTM reads the
 sentence; a configuration is the concatenation of the BiLSTM vectors of the
 words its feature set names (`arcwise.features.templates.neural_addresses`; a learned
 vector where there is no word); two MLPs score it, one per transition and
@@ -34,6 +35,7 @@ import numpy as np
 from arcwise.core.device import current_device
 from arcwise.core.errors import ArcwiseError
 from arcwise.features import words as wc
+from arcwise.learn.embeddings import Pretrained
 
 try:
     import torch
@@ -44,7 +46,15 @@ except ImportError:  # pragma: no cover - the neural extra is not installed
 
 # the words-matrix columns embedded, in order
 EMBEDDED = (wc.LOWER, wc.SUFFIX, wc.SHAPE, wc.UPOS, wc.XPOS, wc.FEATS)
+# `EncoderInputs.columns`: EMBEDDED's, then the row of the pretrained vector (the lowercased
+# form's id again, for word dropout to drop apart)
+PRETRAINED = len(EMBEDDED)
 UNKNOWN = 0  # `arcwise.core.vocab.UNKNOWN`
+# a word that word dropout replaces by the unknown word loses its pretrained vector too
+# with this probability (Kiperwasser & Goldberg's code, bist-parser: the external
+# embedding is kept half the time), so that both what a test word outside training meets
+# (its vector, the unknown word's embedding) and a word without a vector are trained
+PRETRAINED_DROPOUT = 0.5
 
 
 def need_torch() -> None:
@@ -175,8 +185,8 @@ class CharEncoder(nn.Module if nn is not None else object):
 
 class EncoderInputs(NamedTuple):
     """A batch as the encoder reads it, one row per batch word (no padding): the word ids
-    [words, 6] (on `device`), the sentence lengths (on the CPU, where packing reads
-    them), (sentence, position) of each word, the forms (or None), and for a guided model
+    [words, 7] (`EMBEDDED`'s and `PRETRAINED`'s; on `device`), the sentence lengths (on
+    the CPU, where packing reads them), (sentence, position) of each word, the forms (or None), and for a guided model
     (stacking) each word's guide head (-1: none) and guide label id [words, 2] (or None).
     `padded` lays any per-word rows out as [sentences, longest, ...]; `tensor` puts an
     array on the device."""
@@ -237,12 +247,22 @@ def packed(rows: torch.Tensor, inputs: EncoderInputs):
 
 class Encoder(nn.Module if nn is not None else object):
     """Embeddings of each word's columns (`EMBEDDED`, or its first columns: one per
-    vocabulary size), its characters' vector if
+    vocabulary size), its pretrained vector if given, its characters' vector if
     `Sizes.chars`, its guide label's if guided (guide_labels: the deprel vocabulary's
-    size), and a BiLSTM over the sentence."""
+    size), and a BiLSTM over the sentence.
+
+    pretrained (`arcwise.learn.embeddings.Pretrained`): a fixed table, row k the vector
+    of lowercased-form id k, concatenated to the trained embedding (as Kiperwasser &
+    Goldberg 2016 concatenate their external embedding), and never updated (as Dozat &
+    Manning 2017 keep theirs), so that a word outside the training vocabulary (an id
+    from `Pretrained.trained_words` on, which has no trained row: it gets the unknown
+    word's) finds its vector in the same space as the training words' (a table tuned
+    in training would move those and leave the others behind).  Its dimension is the
+    file's: no size has to match.  It is a buffer outside the state dict: saved as
+    float16 by the model (`pretrained_arrays`), not copied by snapshots."""
 
     def __init__(self, vocabulary_sizes: list[int], sizes: Sizes, dropout: float = 0.0,
-                 chars: str = "", guide_labels: int = 0):
+                 chars: str = "", guide_labels: int = 0, pretrained: Pretrained | None = None):
         super().__init__()
         # the first len(vocabulary_sizes) columns of `EMBEDDED` (a tagger's: the first 3)
         dims = (sizes.word, sizes.suffix, sizes.shape, sizes.tag, sizes.tag,
@@ -252,8 +272,14 @@ class Encoder(nn.Module if nn is not None else object):
         self.chars = CharEncoder(chars, sizes) if sizes.chars else None
         self.chars_vocabulary = chars if sizes.chars else ""
         self.guide_label = nn.Embedding(guide_labels, sizes.tag) if guide_labels else None
+        self.pretrained_table = pretrained  # what the model file saves (or None)
+        self.trained_words = vocabulary_sizes[0]  # word ids with a trained embedding
+        if pretrained is not None:
+            self.register_buffer("pretrained", torch.from_numpy(
+                pretrained.vectors.astype(np.float32)), persistent=False)
         width = (sum(dims) + (self.chars.width if self.chars is not None else 0)
-                 + (sizes.tag if guide_labels else 0))
+                 + (sizes.tag if guide_labels else 0)
+                 + (pretrained.dimension if pretrained is not None else 0))
         self.dropout = nn.Dropout(dropout)
         self.lstm = nn.LSTM(width, sizes.lstm, num_layers=sizes.layers,
                             bidirectional=True, batch_first=True,
@@ -263,7 +289,13 @@ class Encoder(nn.Module if nn is not None else object):
     def forward(self, inputs: EncoderInputs) -> torch.Tensor:
         """BiLSTM vectors [words, width] of a batch's words, in its order."""
         columns = inputs.columns
+        if self.pretrained_table is not None:  # the words it added: the unknown word's row
+            words = columns[:, 0]
+            columns = torch.cat([torch.where(words < self.trained_words, words, UNKNOWN)[:, None],
+                                 columns[:, 1:]], 1)
         embedded = [e(columns[:, k]) for k, e in enumerate(self.embeddings)]
+        if self.pretrained_table is not None:
+            embedded.append(self.pretrained[columns[:, PRETRAINED]])
         if self.chars is not None:
             embedded.append(self.chars(inputs.forms))
         if self.guide_label is not None:
@@ -273,10 +305,41 @@ class Encoder(nn.Module if nn is not None else object):
         return self.dropout(out.data[row])
 
 
-def vocabulary_sizes(vocabularies) -> list[int]:
-    """The embedding table sizes of the `EMBEDDED` columns (`arcwise.core.vocab.Vocabularies`)."""
-    return [len(getattr(vocabularies, c)) for c in
-            ("lower", "suffix", "shape", "upos", "xpos", "feats")]
+def vocabulary_sizes(vocabularies, pretrained: Pretrained | None = None) -> list[int]:
+    """The embedding table sizes of the `EMBEDDED` columns (`arcwise.core.vocab.Vocabularies`);
+    with pretrained vectors, the lowercased forms' is the training vocabulary's
+    (`Pretrained.trained_words`: the words the vectors added have no trained row)."""
+    sizes = [len(getattr(vocabularies, c)) for c in
+             ("lower", "suffix", "shape", "upos", "xpos", "feats")]
+    if pretrained is not None:
+        sizes[0] = pretrained.trained_words
+    return sizes
+
+
+def pretrained_arrays(encoder, prefix: str = "") -> dict[str, np.ndarray]:
+    """The encoder's pretrained table as a model file stores it (float16, under
+    PREFIX + `Pretrained.ARRAY`), or nothing."""
+    table = encoder.pretrained_table
+    return {} if table is None else {prefix + Pretrained.ARRAY: table.vectors}
+
+
+def pretrained_meta(encoder) -> dict[str, Any] | None:
+    """What a model's metadata records of its encoder's pretrained table (None: none)."""
+    table = encoder.pretrained_table
+    return None if table is None else table.meta()
+
+
+def saved_pretrained(arrays: dict[str, np.ndarray], meta: Any, source: str,
+                     prefix: str = "", rows: int | None = None) -> Pretrained | None:
+    """The pretrained table of a model file (`Pretrained.from_saved`) whose metadata
+    records one (`meta`: its "embeddings" entry, None without), for a lowercased-form
+    vocabulary of `rows` words if given; ArcwiseError for an array without a record."""
+    if meta is None:
+        if prefix + Pretrained.ARRAY in arrays:
+            raise ArcwiseError(f"{source}: corrupt model file (pretrained vectors without "
+                               "their metadata)")
+        return None
+    return Pretrained.from_saved(arrays, meta, source, prefix, rows)
 
 
 def form_counts(words: np.ndarray, vocabularies) -> np.ndarray:
@@ -286,18 +349,23 @@ def form_counts(words: np.ndarray, vocabularies) -> np.ndarray:
 
 def encoder_inputs(batch, form_counts: np.ndarray | None, word_dropout: float,
                    rng: np.random.Generator | None, chars: bool = False,
-                   device: Any = "cpu") -> EncoderInputs:
+                   device: Any = "cpu", pretrained: bool = False) -> EncoderInputs:
     """The `EncoderInputs` of a batch (`arcwise.features.batch.Batch` or `arcwise.features.batch.sub_batch`;
     its forms only if chars, its guide's tree if it has one) for a network on `device`
     (`device_of`).  With form_counts and rng, a
     form is replaced by the unknown word with probability a / (a + its count) (word
-    dropout; its characters stay)."""
+    dropout; its characters stay), and for a network with pretrained vectors, its
+    vector too with probability `PRETRAINED_DROPOUT`."""
     words, offsets = batch.words, batch.offsets
-    columns = words[:, EMBEDDED].astype(np.int64)
+    columns = words[:, (*EMBEDDED, wc.LOWER)].astype(np.int64)
     if rng is not None and form_counts is not None:
         counts = form_counts[np.minimum(columns[:, 0], len(form_counts) - 1)]
         drop = rng.random(len(columns)) < word_dropout / (word_dropout + counts)
-        columns[drop & (columns[:, 0] > 1), 0] = UNKNOWN  # never the root
+        drop &= columns[:, 0] > 1  # never the root
+        columns[drop, 0] = UNKNOWN
+        if pretrained:
+            columns[drop & (rng.random(len(columns)) < PRETRAINED_DROPOUT),
+                    PRETRAINED] = UNKNOWN
     sizes = np.diff(offsets)
     where = (np.concatenate([np.arange(s) for s in sizes]) if len(sizes)
              else np.zeros(0, dtype=np.int64))

@@ -19,7 +19,10 @@ weights of neural and graph-based models, dense and mostly nonzero) are
 stored as they are: saving them is fast, and loading reads them in one copy
 or memory-maps them (`load(..., mapped=True)`; a deflated member is always
 read).  Format 1 stored every member and a perceptron's float32 weights (its
-nonzero rows); its files are still read.
+nonzero rows); its files are still read.  Format 3 adds float16 arrays (a neural
+model's pretrained word vectors, `arcwise.learn.embeddings`); a file is written as
+format 3 only when it holds one, so that every other file stays format 2 (an
+arcwise that reads up to 2 reads it, and asks for an upgrade for the others).
 
 Loading reads the metadata first, refuses newer format versions, and checks
 every member's name, dtype, shape and length against the manifest before
@@ -51,7 +54,8 @@ from arcwise.io.atomic import atomic_write
 from arcwise.models import packages
 
 FORMAT_NAME = "arcwise-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # the newest this arcwise reads (`written_version`: what it writes)
+HALF_VERSION = 3  # the first format with float16 arrays
 META = "meta.json"
 
 # Metadata every model carries (besides what `save` adds), with its JSON type.
@@ -69,7 +73,7 @@ _ADDED_META = ("format", "format_version", "arcwise_version", "arrays")
 
 ALLOWED_DTYPES = frozenset(
     np.dtype(t).str
-    for t in ("b1", "i1", "u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f4", "<f8")
+    for t in ("b1", "i1", "u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f2", "<f4", "<f8")
 )
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say
@@ -106,7 +110,7 @@ def save(
     full = dict(meta)
     full.update(
         format=FORMAT_NAME,
-        format_version=FORMAT_VERSION,
+        format_version=written_version(prepared),
         arcwise_version=__version__,
         arrays={
             name: {"dtype": a.dtype.str, "shape": list(a.shape)} for name, a in prepared.items()
@@ -124,6 +128,12 @@ def save(
             info = _member(name + ".npy", deflated=array.dtype.kind != "f")
             with zf.open(info, "w", force_zip64=array.nbytes > 2**31) as member:
                 np.lib.format.write_array(member, array, allow_pickle=False)
+
+
+def written_version(arrays: Mapping[str, np.ndarray]) -> int:
+    """The format version a file of these arrays is written as: `HALF_VERSION` if one is
+    float16, else 2."""
+    return HALF_VERSION if any(a.dtype == np.float16 for a in arrays.values()) else 2
 
 
 def _member(name: str, deflated: bool) -> zipfile.ZipInfo:

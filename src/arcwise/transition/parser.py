@@ -415,10 +415,13 @@ class ScorerParser(TransitionParser):
         hp = self.hyperparameters
         neural = {**hp["sizes"], "batch_sentences": hp["batch_sentences"],
                   "aggressive_p": hp["aggressive_p"], "threads": hp["threads"]}
+        pretrained = getattr(self.scorer, "pretrained", None)  # its vectors, not the file
+        embeddings = ({} if pretrained is None else
+                      {"embeddings": pretrained.as_vectors(self.vocabularies.lower)})
         return dict(oracle=hp["oracle"], bound=hp["bound"], epochs=hp["epochs"],
                     explore_from=hp["explore_from"], explore_p=hp["explore_p"], seed=hp["seed"],
                     pseudo_projective=hp["pseudo_projective"], model=hp["model"], neural=neural,
-                    **hp.get("oracle_options", {}))
+                    **embeddings, **hp.get("oracle_options", {}))
 
     def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         return self.scorer.arrays(), self.meta()
@@ -447,5 +450,10 @@ class ScorerParser(TransitionParser):
                 compile_addresses(scorer.addresses, kernels.system_id, "its neural features")
             except ValueError as error:
                 raise ArcwiseError(f"{source}: bad model metadata ({error})") from None
+        pretrained = getattr(scorer, "pretrained", None)
+        if pretrained is not None and len(pretrained.vectors) != len(vocabularies.lower):
+            raise ArcwiseError(f"{source}: corrupt model file (pretrained vectors for "
+                               f"{len(pretrained.vectors)} words, a vocabulary of "
+                               f"{len(vocabularies.lower)})")
         return cls(system, vocabularies, classes, scorer, meta["root_label"],
                    pseudo_projective=meta.get("pseudo_projective"), **cls.common_of(meta))

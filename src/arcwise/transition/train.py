@@ -49,6 +49,13 @@ from arcwise.features.templates import (
     neural_addresses,
 )
 from arcwise.learn import perceptron as pc
+from arcwise.learn.embeddings import (
+    DEFAULT_EXTRA,
+    Vectors,
+    read_header,
+    vectors_of,
+    with_pretrained,
+)
 from arcwise.models.kinds import scorer_class
 from arcwise.systems.base import flat_gold
 from arcwise.training.data import data_sha256, length_batches, projectivized, score_parser
@@ -93,6 +100,8 @@ def train(
     feature_model: str = DEFAULT_FEATURE_MODEL,
     model: str = "perceptron",
     neural: dict[str, Any] | None = None,
+    embeddings: Any = None,
+    embeddings_extra: int = DEFAULT_EXTRA,
     stepped_batch: int | None = None,
     **oracle_options: Any,
 ) -> tuple[TransitionParser, dict[str, Any]]:
@@ -130,6 +139,10 @@ def train(
     "bilstm" (`arcwise.learn.neural`, trained step by step through
     `arcwise.transition.stepped`; needs the neural extra); neural: its options
     (`bilstm.Sizes` fields, batch_sentences, aggressive_p, threads).
+    embeddings: pretrained word vectors for the bilstm, a vectors file or
+    `arcwise.learn.embeddings.Vectors` already read; of the file, the vectors of
+    the training vocabulary and of the first embeddings_extra other words are
+    kept, in the model (`arcwise.learn.embeddings`).
     stepped_batch: train the perceptron step by step like any `Scorer`
     (`arcwise.transition.scorers.perceptron`), that many sentences advancing together,
     instead of its fused loop (None); the result is the same kind of parser.
@@ -143,7 +156,8 @@ def train(
                        pseudo_projective=pseudo_projective, guided=guide is not None,
                        oracle_priority=oracle_priority, variant_features=variant_features,
                        feature_model=feature_model, model=model, neural=neural,
-                       stepped_batch=stepped_batch, **oracle_options)
+                       stepped_batch=stepped_batch, embeddings=embeddings,
+                       embeddings_extra=embeddings_extra, **oracle_options)
     if oracle_priority is not None:
         oracle_options = {**oracle_options, "priority": oracle_priority}
     kernels, oracle_kernels = ts.kernels, ts.oracle
@@ -162,6 +176,10 @@ def train(
         lifted = {"encoding": pseudo_projective, **counts}
     dev = list(dev_sentences) if dev_sentences is not None else []
     vocabularies = Vocabularies.build(sentences)
+    pretrained = None
+    if embeddings is not None:  # their words join the lowercased forms' vocabulary
+        vectors = vectors_of(embeddings, vocabularies.lower, embeddings_extra)
+        vocabularies, pretrained = with_pretrained(vocabularies, vectors)
     labels = list(vocabularies.deprel)
     root_label = _root_label(sentences)
     classes = pc.ClassSet.for_system(kernels, labels)
@@ -196,7 +214,7 @@ def train(
         return TrainingRun(system, ts, sentences, batch, dev, vocabularies, classes, root_label,
                            prepared, usable, bound_index, dynamic, epochs, explore_from,
                            explore_p, seed, pseudo_projective, progress, log,
-                           list(dev_guide) if guide is not None and dev else None)
+                           list(dev_guide) if guide is not None and dev else None, pretrained)
 
     if model != "perceptron":
         hyperparameters = {"model": model, "guided": guide is not None, "oracle": oracle, "bound": bound, "epochs": epochs,
@@ -204,6 +222,9 @@ def train(
                            "oracle_options": oracle_options,
                            "oracle_priority": oracle_kernels.priority,
                            "pseudo_projective": pseudo_projective}
+        if pretrained is not None:
+            hyperparameters.update(embeddings=pretrained.info["source"],
+                                   embeddings_extra=embeddings_extra)
         run = training_run(log_header(system, sentences, malformed, unbuildable, usable,
                                       lifted, hyperparameters))
         options = dict(neural or {})
@@ -263,7 +284,8 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
                   oracle_priority: str | None = None, variant_features: bool = True,
                   feature_model: str = DEFAULT_FEATURE_MODEL,
                   model: str = "perceptron", neural: dict[str, Any] | None = None,
-                  stepped_batch: int | None = None, **oracle_options: Any) -> Any:
+                  stepped_batch: int | None = None, embeddings: Any = None,
+                  embeddings_extra: int = DEFAULT_EXTRA, **oracle_options: Any) -> Any:
     """The transition system (with its oracle) `train` trains with these options (its
     keywords; guided: guide trees given), before any sentence is read: ValueError or
     ArcwiseError naming the first option whose value it cannot take, TypeError for an
@@ -275,6 +297,7 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
         raise ValueError(f"model must be one of {', '.join(MODELS)}, not {model!r}")
     if neural and model == "perceptron":
         raise ValueError("neural options go with model='bilstm'")
+    check_embeddings(embeddings, embeddings_extra, model)
     if stepped_batch is not None and (model != "perceptron" or stepped_batch < 1):
         raise ValueError("stepped_batch goes with model='perceptron' and is at least 1")
     if stepped_batch is not None and guided:
@@ -315,6 +338,21 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
         bounds = ", ".join(ts.oracle.bounds) or "(none)"
         raise ValueError(f"{system} takes bound in {bounds}, not {bound!r}")
     return ts
+
+
+def check_embeddings(embeddings: Any, extra: Any, model: str) -> None:
+    """ValueError for pretrained vectors given to a model that reads none (the perceptron)
+    or a bad count of extra words; InputError for a file whose first line is no vectors
+    file's (`arcwise.learn.embeddings.read_header`: cheap, before any sentence is read)."""
+    if not (isinstance(extra, numbers.Integral) and not isinstance(extra, bool) and extra >= 0):
+        raise ValueError(f"embeddings_extra must be a count of words (0 or more), not {extra!r}")
+    if embeddings is None:
+        return
+    if model == "perceptron":
+        raise ValueError("embeddings (pretrained word vectors) go with a neural model "
+                         "(model='bilstm'), not the perceptron")
+    if not isinstance(embeddings, Vectors):
+        read_header(embeddings)
 
 
 def check_neural(neural: dict[str, Any], system_id: int) -> None:
@@ -413,6 +451,7 @@ class TrainingRun:
     progress: Callable[[dict[str, Any]], Any] | None
     log: dict[str, Any]
     dev_guide: list[Sentence] | None = None  # a guided run's: the guide's trees of dev
+    pretrained: Any = None  # its `arcwise.learn.embeddings.Pretrained` vectors, or None
 
 
 def train_stepped(run: TrainingRun, scorer, batch_sentences: int, aggressive_p: float):

@@ -2,13 +2,15 @@
 al. 2016; the tagger of UDPipe 2, Straka 2018).
 
 Each word is read as the BiLSTM parser reads it (`arcwise.learn.neural.Encoder`: the
-embeddings of its lowercased form, suffix and shape and, by default, a character
-BiLSTM's final states), without tags; a 2-layer BiLSTM reads the sentence and one
-linear layer per column scores that column's tags (FEATS: one class per feature string
-seen in training, as `arcwise.pipeline.stages.tagger.Tagger`).  Training: Adam on the summed
+embeddings of its lowercased form, suffix and shape, by default a character BiLSTM's
+final states, and pretrained word vectors if given: `arcwise.learn.embeddings`), without
+tags; a 2-layer BiLSTM reads the sentence and one linear layer per column scores that
+column's tags (FEATS: one class per feature string seen in training, as
+`arcwise.pipeline.stages.tagger.Tagger`).  Training: Adam on the summed
 cross-entropy of the three columns over batches of sentences of similar lengths, with
 word dropout and dropout; the epoch with the best mean dev accuracy is kept.  It tags as
-`Tagger` does (the same interface and lemmatizer); saved as float32 arrays and JSON.
+`Tagger` does (the same interface and lemmatizer); saved as float32 arrays (pretrained
+vectors: float16) and JSON.
 Needs the neural extra (torch).
 """
 
@@ -27,6 +29,7 @@ from arcwise.core.device import current_device
 from arcwise.core.errors import ArcwiseError, MissingArray
 from arcwise.core.vocab import TAG_COLUMNS, Vocabularies, Vocabulary
 from arcwise.features import words as wc
+from arcwise.learn.embeddings import DEFAULT_EXTRA, vectors_of, with_pretrained
 from arcwise.learn.neural import (
     Encoder,
     Sizes,
@@ -38,6 +41,9 @@ from arcwise.learn.neural import (
     form_counts,
     need_torch,
     nn,
+    pretrained_arrays,
+    pretrained_meta,
+    saved_pretrained,
     state_arrays,
     torch,
 )
@@ -65,9 +71,10 @@ class TaggerNetwork(nn.Module if nn is not None else object):
     """The word encoder and one linear layer of tag scores per column."""
 
     def __init__(self, word_vocabulary_sizes: list[int], n_tags: list[int], sizes: Sizes,
-                 chars: str = ""):
+                 chars: str = "", pretrained=None):
         super().__init__()
-        self.encoder = Encoder(word_vocabulary_sizes, sizes, sizes.dropout, chars)
+        self.encoder = Encoder(word_vocabulary_sizes, sizes, sizes.dropout, chars,
+                               pretrained=pretrained)
         self.heads = nn.ModuleList(nn.Linear(self.encoder.width, n) for n in n_tags)
 
     def forward(self, inputs) -> list:
@@ -88,14 +95,19 @@ class BiLSTMTagger:
     def __init__(self, vocabularies: Vocabularies, sizes: Sizes, chars: str = "",
                  hyperparameters: dict[str, Any] | None = None,
                  scores: dict[str, Any] | None = None, *,
-                 lemmatizer: Lemmatizer | None = None, seed: int = 0):
+                 lemmatizer: Lemmatizer | None = None, seed: int = 0, pretrained=None):
+        """pretrained: an `arcwise.learn.embeddings.Pretrained` table of the lowercased
+        forms' vocabulary, or None."""
         need_torch()
         torch.manual_seed(seed)
         self.vocabularies = vocabularies
         self.sizes = sizes
-        self.network = TaggerNetwork([len(getattr(vocabularies, c)) for c in WORD_COLUMNS],
+        word_sizes = [len(getattr(vocabularies, c)) for c in WORD_COLUMNS]
+        if pretrained is not None:
+            word_sizes[0] = pretrained.trained_words  # the added words have no trained row
+        self.network = TaggerNetwork(word_sizes,
                                      [len(getattr(vocabularies, c)) for c in TAG_COLUMNS],
-                                     sizes, chars).to(current_device())
+                                     sizes, chars, pretrained).to(current_device())
         self.network.eval()
         self.hyperparameters = dict(hyperparameters or {})
         self.scores = dict(scores or {})
@@ -114,12 +126,15 @@ class BiLSTMTagger:
     def train(cls, sentences: Iterable[Sentence], dev: Iterable[Sentence] | None = None, *,
               epochs: int | None = None, seed: int = 0,
               progress: Callable[[dict], Any] | None = None,
-              neural: dict[str, Any] | None = None) -> BiLSTMTagger:
+              neural: dict[str, Any] | None = None, embeddings: Any = None,
+              embeddings_extra: int = DEFAULT_EXTRA) -> BiLSTMTagger:
         """Train on tagged sentences; with dev, keep the epoch of best mean accuracy over the
         three columns.  epochs: default `auto_epochs` (a small treebank gets more).  neural:
         `arcwise.learn.neural.Sizes` fields (default `DEFAULTS`), batch_sentences
-        (sentences per update, 32) and threads (torch's).  progress(entry) after each
-        epoch."""
+        (sentences per update, 32) and threads (torch's).  embeddings: pretrained word
+        vectors, a vectors file or `arcwise.learn.embeddings.Vectors` already read (of a
+        file, the training vocabulary's and the first embeddings_extra other words' are
+        kept, in the model).  progress(entry) after each epoch."""
         from arcwise.features.batch import Batch, sub_batch
         from arcwise.training.data import length_batches
 
@@ -133,13 +148,21 @@ class BiLSTMTagger:
         every = Vocabularies.build(sentences)
         vocabularies = Vocabularies(**{c: getattr(every, c)
                                        for c in WORD_COLUMNS + TAG_COLUMNS}).freeze()
+        pretrained = None
+        if embeddings is not None:  # their words join the lowercased forms' vocabulary
+            vectors = vectors_of(embeddings, vocabularies.lower, embeddings_extra)
+            vocabularies, pretrained = with_pretrained(vocabularies, vectors)
         batch = Batch(sentences, vocabularies)
         epochs = epochs or auto_epochs(len(sentences), batch_sentences)
         hyperparameters = {"epochs": epochs, "seed": seed, "sizes": dataclasses.asdict(sizes),
                            "batch_sentences": batch_sentences,
                            "threads": threads or torch.get_num_threads()}
+        if pretrained is not None:
+            hyperparameters.update(embeddings=pretrained.info["source"],
+                                   embeddings_extra=embeddings_extra)
         tagger = cls(vocabularies, sizes, char_vocabulary(batch.forms) if sizes.chars else "",
-                     hyperparameters, lemmatizer=Lemmatizer.train(sentences), seed=seed)
+                     hyperparameters, lemmatizer=Lemmatizer.train(sentences), seed=seed,
+                     pretrained=pretrained)
         network = tagger.network
         device = device_of(network)
         optimizer = torch.optim.Adam(network.parameters(), lr=sizes.learning_rate,
@@ -157,7 +180,8 @@ class BiLSTMTagger:
                 for indices in length_batches(lengths, batch_sentences, rng):
                     part = sub_batch(batch, indices)
                     inputs = encoder_inputs(part, counts, sizes.word_dropout, rng,
-                                            chars=bool(sizes.chars), device=device)
+                                            chars=bool(sizes.chars), device=device,
+                                            pretrained=pretrained is not None)
                     gold = inputs.tensor(part.words[:, TAG_IDS].astype(np.int64))
                     gold[inputs.tensor(inputs.where == 0)] = -100  # the root has no tags
                     loss = sum(nn.functional.cross_entropy(scores, gold[:, k], ignore_index=-100)
@@ -242,7 +266,8 @@ class BiLSTMTagger:
 
     def saved(self, prefix: str = "") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """(arrays, metadata) of this tagger in a model file; array names prefixed."""
-        arrays = state_arrays(self.network, prefix)
+        arrays = {**state_arrays(self.network, prefix),
+                  **pretrained_arrays(self.network.encoder, prefix)}
         meta = {"kind": "tagger", "model": self.model,
                 "tagsets": {c: list(t) for c, t in zip(TAG_COLUMNS, self.tagsets)},
                 "vocabularies": {c: getattr(self.vocabularies, c).to_dict()
@@ -252,6 +277,8 @@ class BiLSTMTagger:
                 "hyperparameters": self.hyperparameters, "scores": self.scores}
         if self.lemmatizer is not None:
             meta["lemmatizer"] = self.lemmatizer.to_json()
+        if (embeddings := pretrained_meta(self.network.encoder)) is not None:
+            meta["embeddings"] = embeddings
         return arrays, meta
 
     @classmethod
@@ -264,10 +291,13 @@ class BiLSTMTagger:
                 raise ValueError("not a bilstm tagger")
             vocabularies = Vocabularies(**{c: Vocabulary.from_dict(meta["vocabularies"][c])
                                            for c in WORD_COLUMNS + TAG_COLUMNS}).freeze()
+            pretrained = saved_pretrained(arrays, meta.get("embeddings"), source, prefix,
+                                          rows=len(vocabularies.lower))
             tagger = cls(vocabularies, Sizes(**meta["sizes"]), str(meta.get("chars", "")),
                          meta.get("hyperparameters"), meta.get("scores"),
                          lemmatizer=Lemmatizer.from_json(meta["lemmatizer"], source)
-                         if meta.get("lemmatizer") is not None else None)
+                         if meta.get("lemmatizer") is not None else None,
+                         pretrained=pretrained)
         except (AttributeError, KeyError, TypeError, ValueError) as error:
             raise ArcwiseError(f"{source}: corrupt model file (bad tagger metadata: "
                                f"{error})") from None

@@ -13,10 +13,7 @@ import numpy as np
 from arcwise.core.device import current_device
 from arcwise.core.errors import ArcwiseError
 from arcwise.features import words as wc
-from arcwise.features.templates import (
-    DEFAULT_NEURAL_FEATURES,
-    neural_addresses,
-)
+from arcwise.features.templates import DEFAULT_NEURAL_FEATURES, neural_addresses
 from arcwise.learn.neural import (
     Encoder,
     Sizes,
@@ -27,6 +24,9 @@ from arcwise.learn.neural import (
     form_counts,
     need_torch,
     nn,
+    pretrained_arrays,
+    pretrained_meta,
+    saved_pretrained,
     state_arrays,
     torch,
     vocabulary_sizes,
@@ -45,9 +45,11 @@ class Network(nn.Module if nn is not None else object):
     """The encoder and the two MLPs (see the module docstring)."""
 
     def __init__(self, vocabulary_sizes: list[int], n_bases: int, n_columns: int,
-                 n_slots: int, sizes: Sizes, chars: str = "", guide_labels: int = 0):
+                 n_slots: int, sizes: Sizes, chars: str = "", guide_labels: int = 0,
+                 pretrained=None):
         super().__init__()
-        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout, chars, guide_labels)
+        self.encoder = Encoder(vocabulary_sizes, sizes, sizes.dropout, chars, guide_labels,
+                               pretrained)
         width = self.encoder.width
         self.missing = nn.Parameter(torch.zeros(width))
         self.transition = nn.Sequential(nn.Linear(n_bases * width, sizes.hidden), nn.Tanh(),
@@ -106,17 +108,21 @@ class BiLSTMScorer:
 
     def __init__(self, addresses: tuple[str, ...], classes, vocabulary_sizes: list[int],
                  sizes: Sizes = Sizes(), seed: int = 0, chars: str = "", guide_labels: int = 0,
-                 features: str = DEFAULT_NEURAL_FEATURES):
+                 pretrained=None, features: str = DEFAULT_NEURAL_FEATURES):
+        """addresses: the words it reads (`neural_addresses`), features: their set's name (or
+        the addresses as given); pretrained: an `arcwise.learn.embeddings.Pretrained` table
+        (or None)."""
         need_torch()
         torch.manual_seed(seed)
-        self.addresses = tuple(addresses)  # the words it reads (`neural_addresses`)
-        self.features = features  # their set's name, or the addresses as given
+        self.addresses = tuple(addresses)
+        self.features = features
         self.sizes = sizes
         self.vocabulary_sizes = list(vocabulary_sizes)
         self.n_unlabeled = classes.n_unlabeled
         self.device = torch.device(current_device())
         self.network = Network(self.vocabulary_sizes, len(self.addresses), classes.n_columns,
-                               classes.n_slots, sizes, chars, guide_labels).to(self.device)
+                               classes.n_slots, sizes, chars, guide_labels,
+                               pretrained).to(self.device)
         self.guide_labels = guide_labels
         # class c's transition score is column `column_of_class[c]` of the transition MLP
         column = {int(a): k for k, a in enumerate(classes.column_action)}
@@ -129,18 +135,19 @@ class BiLSTMScorer:
 
     @classmethod
     def for_training(cls, run, options: dict[str, Any]) -> BiLSTMScorer:
-        """A new scorer for a training run (`arcwise.transition.train.TrainingRun`) with options
-        `Sizes` fields, features (the words it reads: a set name of the system's, or
-        addresses; `arcwise.features.templates.neural_addresses`) and threads (torch's; 0:
-        its default); records them in the log."""
+        """A new scorer for a training run (`arcwise.transition.train.TrainingRun`, its
+        pretrained vectors too) with options `Sizes` fields, features (the words it reads: a
+        set name of the system's, or addresses; `arcwise.features.templates.neural_addresses`)
+        and threads (torch's; 0: its default); records them in the log."""
         options = dict(options)
         features = options.pop("features", DEFAULT_NEURAL_FEATURES)
         addresses = neural_addresses(run.ts.kernels.system_id, features)
         sizes, threads = configured(options, Sizes)
         chars = char_vocabulary(run.batch.forms) if sizes.chars else ""
         guide_labels = len(run.vocabularies.deprel) if run.batch.guided else 0
-        scorer = cls(addresses, run.classes, vocabulary_sizes(run.vocabularies),
-                     sizes, run.seed, chars, guide_labels, features)
+        scorer = cls(addresses, run.classes,
+                     vocabulary_sizes(run.vocabularies, run.pretrained), sizes, run.seed, chars,
+                     guide_labels, run.pretrained, features)
         scorer.form_counts = form_counts(run.batch.words, run.vocabularies)
         run.log["hyperparameters"].update(sizes=asdict(sizes), features=features,
                                           addresses=list(addresses),
@@ -152,6 +159,11 @@ class BiLSTMScorer:
         """Does it score with a guide's trees (stacking, 2011 paper §5.3)?"""
         return bool(self.guide_labels)
 
+    @property
+    def pretrained(self):
+        """Its `arcwise.learn.embeddings.Pretrained` table, or None."""
+        return self.network.encoder.pretrained_table
+
     # --- the Scorer protocol -----------------------------------------------
 
     def encode(self, batch, train: bool) -> Context:
@@ -159,7 +171,7 @@ class BiLSTMScorer:
         self.network.train(train)
         inputs = encoder_inputs(batch, self.form_counts, self.sizes.word_dropout,
                                 self.rng if train else None, chars=bool(self.sizes.chars),
-                                device=self.device)
+                                device=self.device, pretrained=self.pretrained is not None)
         with torch.set_grad_enabled(train):
             flat = torch.cat([self.network.encoder(inputs), self.network.missing[None, :]])
             shares = self.network.first_layers(flat)
@@ -243,31 +255,40 @@ class BiLSTMScorer:
     # --- model files -------------------------------------------------------
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The network's parameters as float32 arrays named net__MODULE__PARAM."""
-        return state_arrays(self.network)
+        """The network's parameters as float32 arrays named net__MODULE__PARAM (and its
+        pretrained vectors, float16)."""
+        return {**state_arrays(self.network), **pretrained_arrays(self.network.encoder)}
 
     def meta(self) -> dict[str, Any]:
-        return {"features": self.features, "addresses": list(self.addresses),
+        meta = {"features": self.features, "addresses": list(self.addresses),
                 "sizes": asdict(self.sizes),
                 "vocabulary_sizes": self.vocabulary_sizes,
                 "chars": self.network.encoder.chars_vocabulary,
                 "guide_labels": self.guide_labels}
+        if self.pretrained is not None:
+            meta["embeddings"] = pretrained_meta(self.network.encoder)
+        return meta
 
     @classmethod
     def from_saved(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any], classes,
                    source: str) -> BiLSTMScorer:
         """The scorer a model file holds; ArcwiseError if its arrays do not fit its sizes."""
+        pretrained = saved_pretrained(arrays, meta.get("embeddings"), source)
         try:
             sizes = Sizes(**meta["sizes"])
             # "bases": a model file written before feature sets (the words alone)
             addresses = tuple(meta["addresses"] if "addresses" in meta else meta["bases"])
             scorer = cls(addresses, classes, list(meta["vocabulary_sizes"]), sizes,
                          chars=str(meta.get("chars", "")),
-                         guide_labels=int(meta.get("guide_labels", 0)),
+                         guide_labels=int(meta.get("guide_labels", 0)), pretrained=pretrained,
                          features=str(meta.get("features", " ".join(addresses))))
         except (KeyError, TypeError, ValueError) as error:
             raise ArcwiseError(f"{source}: bad bilstm metadata ({error})") from None
-        expected = scorer.arrays()
+        if pretrained is not None and pretrained.trained_words != scorer.vocabulary_sizes[0]:
+            raise ArcwiseError(f"{source}: corrupt model file (pretrained vectors for "
+                               f"{pretrained.trained_words} training words, a word table of "
+                               f"{scorer.vocabulary_sizes[0]})")
+        expected = state_arrays(scorer.network)
         if set(expected) != {k for k in arrays if k.startswith("net__")}:
             raise ArcwiseError(f"{source}: corrupt model file (the network's arrays differ "
                                "from its recorded sizes)")
