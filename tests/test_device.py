@@ -163,3 +163,44 @@ def test_model_code_copies_a_tensor_to_the_cpu_before_numpy():
                         and inner.func.attr == "cpu"):
                     bare.append(f"{path.relative_to(SRC)}:{node.lineno}")
     assert not bare, bare
+
+
+gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="torch sees no GPU here")
+
+
+@pytest.mark.end_to_end
+@pytest.mark.neural
+@gpu
+def test_cuda_trains_and_parses_and_its_model_parses_on_the_cpu(tmp_path, capsys, monkeypatch):
+    """Where torch sees a GPU (the device check of bench/gpu_check.py's machine): each
+    neural model trains and parses on --device cuda, auto picks the GPU, and the model file
+    trained there parses on the CPU to the same trees (the file holds no device)."""
+    from arcwise.models import modelfile
+
+    assert device.resolve_device("auto") == "cuda"
+    treebank = tmp_path / "small.conllu"
+    sentences = train_and_dev(20, 0)[0]
+    treebank.write_text("".join("\n".join(s.lines) + "\n\n" for s in sentences))
+    tiny = [a for option in TINY for a in ("--neural", option)]
+    runs = {"bilstm": ["--system", "two-planar", "--model", "bilstm", "--oracle", "dynamic",
+                       "--neural", "features=paper", *tiny],
+            "biaffine": ["--system", "mst", "--model", "biaffine", *tiny],
+            "tagger": ["--system", "tagger", "--tagger", "model=bilstm",
+                       *(a.replace("--neural", "--tagger") for a in tiny)]}
+    for name, options in runs.items():
+        model = tmp_path / f"{name}.arcwise"
+        code, _, err = run(["train", "--train", treebank, "--epochs", "2", "-o", model,
+                            *options, "--device", "cuda"], capsys, monkeypatch)
+        assert code == 0, err
+        modelfile.load(model)  # validates
+        parsed = {}
+        for where in ("cuda", "auto", "cpu"):
+            code, out, err = run(["parse", "-m", model, "--device", where, treebank],
+                                 capsys, monkeypatch)
+            assert code == 0, err
+            parsed[where] = out
+        assert parsed["cuda"] == parsed["auto"], name
+        rows = {where: [line.split("\t")[3:8] for line in out.splitlines()
+                        if line[:1].isdigit()] for where, out in parsed.items()}
+        agree = sum(a == b for a, b in zip(rows["cuda"], rows["cpu"])) / len(rows["cpu"])
+        assert len(rows["cuda"]) == len(rows["cpu"]) and agree >= 0.99, (name, agree)
