@@ -6,9 +6,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from arcwise import systems
-from arcwise.oracles.exact_loss import LossMemo, SearchLimitExceeded, exact_loss, witness_loss
+from arcwise.oracles.exact_loss import (
+    LossMemo,
+    SearchLimitExceeded,
+    detaching_loss,
+    exact_loss,
+    root_penalty,
+    witness_loss,
+)
 from tests.reference import exhaustive
-from tests.reference.random_trees import reachable_configurations, trees
+from tests.reference.random_trees import examples, reachable_configurations, trees
 from tests.test_covington import run
 
 TS = systems.get("covington-nm")
@@ -52,3 +59,28 @@ def test_search_limit():
     with pytest.raises(SearchLimitExceeded):
         exact_loss(c.state, gold, max_states=0)
     assert exact_loss(c.state, gold) == 1 == exhaustive.min_loss(TS, c, gold)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(hs.data(), hs.sampled_from(["covington-nm", "covington-nm+root"]))
+def test_the_search_bounds_hold(data, name):
+    # the detaching sequence is achievable; the root penalty keeps the lower bound below ℓ(c)
+    ts = systems.get(name)
+    gold = data.draw(trees(min_words=2, max_words=6))
+    c = data.draw(reachable_configurations(ts, gold))
+    heads = np.array(gold, dtype=np.int32)
+    loss = exhaustive.min_loss(ts, c, gold)
+    assert ts.loss(c, gold, "lower") + root_penalty(c.state, heads) <= loss
+    assert loss <= detaching_loss(c.state, heads)
+
+
+def test_the_detaching_sequence_detaches_a_gold_root_for_free():
+    # gold: 2 heads 1, 3 and 4.  After 2 -> 1, the wrong 3 -> 2 and Shift, at (3, 4): 3's gold
+    # arc is lost, 2 is headed.  The witness builds 2 -> 4 and keeps 3 -> 2 (loss 2); 4 -> 3
+    # first makes 4 an ancestor of 2, so that 2 -> 4 at (2, 4) also deletes 3 -> 2 (loss 1)
+    gold = [-1, 2, 0, 2, 2]
+    c = run(TS, 4, ["shift", "left-arc", "shift", "left-arc", "no-arc", "shift"])
+    heads = np.array(gold, dtype=np.int32)
+    assert TS.loss(c, gold, "lower") == 1 == exhaustive.min_loss(TS, c, gold)
+    assert witness_loss(c.state, heads) == 2 == TS.loss(c, gold, "pc-upper")
+    assert detaching_loss(c.state, heads) == 1

@@ -9,11 +9,6 @@ from hypothesis import strategies as hs
 from typer.testing import CliRunner
 
 from arcwise import systems
-from arcwise.oracles.exact_loss import exact_loss, witness_loss
-from tests.ewt import compiled_only, train_and_dev
-from tests.reference import exhaustive
-from tests.reference.random_trees import examples, reachable_configurations, trees
-
 from arcwise.analysis.loss_bounds import (
     COLUMNS,
     explore_with_model,
@@ -22,7 +17,11 @@ from arcwise.analysis.loss_bounds import (
     trained_policy,
 )
 from arcwise.cli.main import app
+from arcwise.oracles.exact_loss import exact_loss, witness_loss
 from arcwise.systems import covington_nonmonotonic as system
+from tests.ewt import compiled_only, train_and_dev
+from tests.reference import exhaustive
+from tests.reference.random_trees import examples, reachable_configurations, trees
 
 TREES = [
     [-1, 2, 0, 2],

@@ -12,16 +12,26 @@ and counted (`LossBoundsTable.above_zero_loss`).
 
 Which action is taken at each step is up to a `Policy`:
 
-- `explore_with_model` (the paper's setting): the configurations a
-  perceptron meets while training with the dynamic oracle and error
-  exploration (Goldberg & Nivre 2012, as `arcwise.transition.train`): it follows its own
+- `explore_while_training` (the paper's "first 100,000 transitions", taken
+  literally): the training run itself.  A perceptron starts from zero weights
+  and is trained online exactly as `arcwise.transition.train` trains it (the
+  dynamic oracle under a bound, an update toward the best-scoring zero-cost
+  class wherever the prediction is not zero-cost, the trainer's sentence order
+  of each epoch); its first epochs may be trained unmeasured (the trainer's
+  own compiled epochs), then every measured configuration is one step of
+  training: it follows its own prediction with probability p when exploring
+  (epoch >= explore_from), else the target;
+- `explore_with_model`: the configurations a perceptron meets while
+  training with the dynamic oracle and error exploration (Goldberg & Nivre
+  2012, as `arcwise.transition.train`), its weights fixed: the averaged weights
+  `arcwise.transition.train.train` reached after some epochs.  It follows its own
   prediction when that is zero-cost, otherwise with probability p, and else
-  the best-scoring zero-cost action.  The model is one `arcwise.transition.train.train`
-  has trained for some epochs on the same sentences, its weights then fixed
-  (the trainer's compiled epochs expose no configurations; an epoch of
-  online updates changes few of the model's choices);
+  the best-scoring zero-cost action;
 - `explore_with_oracle`: a random zero-cost action with probability 1 - p,
   else a random legal action (no model).
+
+A policy returns an action id, or (action id, label id) for a labeled
+transition (the perceptrons' label features read the labels of built arcs).
 """
 
 from __future__ import annotations
@@ -35,9 +45,9 @@ from arcwise.oracles import covington_nonmonotonic as oracle
 from arcwise.oracles.exact_loss import LossMemo, SearchLimitExceeded, exact_loss, witness_loss
 from arcwise.systems import covington_nonmonotonic as system
 
-# policy(state, prepared, legal mask, rng) -> action id; a policy may also have a
-# begin(sentence) method, called before each sentence's first configuration
-Policy = Callable[[np.ndarray, tuple, np.ndarray, np.random.Generator], int]
+# policy(state, prepared, legal mask, rng) -> action id or (action id, label id); a policy
+# may also have a begin(sentence) method, called before each sentence's first configuration
+Policy = Callable[[np.ndarray, tuple, np.ndarray, np.random.Generator], int | tuple[int, int]]
 
 
 def explore_with_oracle(p: float, bound: str = "upper") -> Policy:
@@ -68,7 +78,7 @@ class explore_with_model:  # noqa: N801 -- a policy, named like explore_with_ora
         self.parser, self.p = parser, p
         self.which = oracle.BOUNDS.index(bound)
         classes = parser.classes
-        self.class_transition = classes.transition
+        self.class_transition, self.class_label = classes.transition, classes.label
         n = classes.n_classes
         self.legal = np.zeros(n, dtype=np.bool_)
         self.scores = np.zeros(n, dtype=np.float64)
@@ -84,7 +94,7 @@ class explore_with_model:  # noqa: N801 -- a policy, named like explore_with_ora
 
         self.words = Batch([sentence], self.parser.vocabularies).words
 
-    def __call__(self, state, prepared, mask, rng) -> int:
+    def __call__(self, state, prepared, mask, rng) -> tuple[int, int]:
         from arcwise.transition.kernels import best_legal_class
 
         parser = self.parser
@@ -98,10 +108,132 @@ class explore_with_model:  # noqa: N801 -- a policy, named like explore_with_ora
         oracle.costs(state, prepared, self.which, self.costs)
         legal = np.flatnonzero(mask)
         least = self.costs[legal].min()
-        if self.costs[action] == least or rng.random() < self.p:
-            return action
-        self.zero_cost[:] = self.legal & (self.costs[self.class_transition] == least)
-        return int(self.class_transition[np.argmax(np.where(self.zero_cost, self.scores, -np.inf))])
+        if not (self.costs[action] == least or rng.random() < self.p):
+            self.zero_cost[:] = self.legal & (self.costs[self.class_transition] == least)
+            predicted = int(np.argmax(np.where(self.zero_cost, self.scores, -np.inf)))
+        return int(self.class_transition[predicted]), int(self.class_label[predicted])
+
+
+class explore_while_training:  # noqa: N801 -- a policy, named like explore_with_oracle
+    """The training run itself, step by step (module docstring): the configurations of
+    §5's "first 100,000 transitions" of training, with the trainer's own updates.
+
+    Set up as `arcwise.transition.train.train` sets up a perceptron run on `sentences`
+    (vocabularies, classes, default feature table and bucket sizes, the sentences it
+    can learn from), from zero weights.  `train_epochs(k)` runs the trainer's next k
+    epochs unmeasured (its compiled epochs: the weights are then those of
+    ``train(system, sentences, oracle="dynamic", bound=bound, explore_from=explore_from,
+    explore_p=p, seed=seed, epochs=k)`` before averaging); `epoch_sentences()` gives
+    the sentences of the next epoch in the trainer's order, and each call is then one
+    configuration of that epoch: the prediction of the current (not averaged)
+    weights, the perceptron update toward the oracle's target when the prediction
+    is not zero-cost (`arcwise.transition.steps.oracle_target`), and the class
+    followed -- the prediction with probability p when the epoch explores, else the
+    target.  The draws come from the measurement's rng, not the trainer's.
+    """
+
+    def __init__(self, sentences, system_name: str = "covington-nm", bound: str = "upper",
+                 p: float = 0.9, explore_from: int = 0, seed: int = 0):
+        from arcwise import systems
+        from arcwise.core.vocab import Vocabularies
+        from arcwise.features import default_table
+        from arcwise.features.batch import Batch
+        from arcwise.learn import perceptron as pc
+        from arcwise.systems.base import flat_gold
+        from arcwise.trees.projectivity import is_well_formed
+
+        ts = systems.get(system_name)
+        self.kernels, self.oracle = ts.kernels, ts.oracle
+        self.bound = self.oracle.bounds.index(bound)
+        self.p, self.explore_from, self.seed = p, explore_from, seed
+        self.sentences = list(sentences)
+        self.vocabularies = Vocabularies.build(self.sentences)
+        self.classes = pc.ClassSet.for_system(self.kernels, list(self.vocabularies.deprel))
+        self.table = default_table(system_name)
+        self.perceptron = pc.AveragedPerceptron(self.classes)
+        self.batch = Batch(self.sentences, self.vocabularies)
+        self.gold_label = np.maximum(self.batch.deprel - 2, -1).astype(np.int32)
+        prepared = [
+            self.oracle.prepare(np.asarray(s.head, dtype=np.int32))
+            if is_well_formed(np.asarray(s.head, dtype=np.int32)) else None
+            for s in self.sentences
+        ]
+        self.usable = np.array([k for k, g in enumerate(prepared) if g is not None],
+                               dtype=np.int64)
+        self.gold = flat_gold(prepared)
+        self.epoch = 0  # the next epoch, 0-based
+        self.step = 0  # perceptron examples seen
+        self.index = {id(s): k for k, s in enumerate(self.sentences)}
+        n = self.classes.n_classes
+        self.legal = np.zeros(n, dtype=np.bool_)
+        self.scores = np.zeros(n, dtype=np.float64)
+        self.zero_cost = np.zeros(n, dtype=np.bool_)
+        self.mask = np.zeros(len(system.ACTIONS), dtype=np.bool_)
+        self.costs = np.zeros(len(system.ACTIONS), dtype=np.int64)
+        program = self.table.program
+        self.features = np.zeros(program.template_values.shape[0], dtype=np.uint64)
+        self.label_features = np.zeros(program.label_templates.shape[0], dtype=np.uint64)
+        self.words = self.sentence_gold_label = None
+        self.exploring = False
+
+    def order(self, epoch: int) -> np.ndarray:
+        """The trainer's sentence order of an epoch (`PerceptronEpochs.train_epoch`)."""
+        return np.random.default_rng([self.seed, epoch]).permutation(self.usable)
+
+    def train_epochs(self, k: int) -> None:
+        """The trainer's next k epochs, unmeasured (`arcwise.transition.fused.train_epoch`)."""
+        from arcwise.transition.fused import train_epoch
+
+        classes, weights, totals = self.classes, self.perceptron.weights, self.perceptron.totals
+        gold_flat, gold_offsets = self.gold
+        for _ in range(k):
+            self.step, _, _, _ = train_epoch(
+                self.kernels.system_id, self.kernels.options, self.oracle.variant, self.bound,
+                True, self.epoch >= self.explore_from, self.p, (self.seed * 1_000_003 + self.epoch) % 2**32,
+                self.table.program, weights, totals, self.step, classes.transition,
+                classes.label, classes.first_class, classes.takes_label, self.order(self.epoch),
+                self.batch.offsets, self.batch.words, self.gold_label, gold_flat, gold_offsets,
+            )
+            self.epoch += 1
+
+    def epoch_sentences(self) -> list:
+        """The sentences of the next epoch, in the trainer's order; measuring them (with
+        this policy) trains that epoch step by step."""
+        sentences = [self.sentences[k] for k in self.order(self.epoch)]
+        self.exploring = self.epoch >= self.explore_from
+        self.epoch += 1
+        return sentences
+
+    def begin(self, sentence) -> None:
+        k = self.index[id(sentence)]
+        a, b = self.batch.offsets[k], self.batch.offsets[k + 1]
+        self.words, self.sentence_gold_label = self.batch.words[a:b], self.gold_label[a:b]
+
+    def __call__(self, state, prepared, mask, rng) -> tuple[int, int]:
+        from arcwise.learn import perceptron as pc
+        from arcwise.transition.kernels import best_legal_class
+        from arcwise.transition.steps import arc_dependent, oracle_target
+
+        classes, system_id = self.classes, self.kernels.system_id
+        weights = self.perceptron.weights
+        predicted = best_legal_class(
+            system_id, state, self.table.program, weights, classes.transition, self.words,
+            self.mask, self.legal, self.features, self.label_features, self.scores,
+        )
+        target = oracle_target(
+            system_id, self.oracle.variant, self.bound, True, state, prepared,
+            self.sentence_gold_label, self.legal, self.scores, predicted, self.costs,
+            classes.transition, classes.label, classes.first_class, classes.takes_label,
+            self.zero_cost,
+        )
+        if target != predicted:  # as `arcwise.transition.fused.train_sentence`
+            adds_arc = classes.label[target] < 0 or arc_dependent(
+                system_id, state, classes.transition[target]) > 0
+            pc.update(weights, self.perceptron.totals, self.features, self.label_features,
+                      target, predicted, self.step, adds_arc)
+        self.step += 1
+        follow = predicted if self.exploring and rng.random() < self.p else target
+        return int(classes.transition[follow]), int(classes.label[follow])
 
 
 def trained_policy(sentences, epochs: int, p: float, bound: str, seed: int, system_name: str):
@@ -127,6 +259,10 @@ class LossBoundsTable:
     transitions: int = 0  # taken; one configuration measured before each
     configurations: int = 0
     unresolved: int = 0  # exact search hit its state limit; left out of every column
+    # the bounds' sums over the unresolved configurations: their loss is between lower and
+    # witness, so `bracket` gives the average loss over every configuration measured
+    unresolved_sums: dict[str, float] = field(
+        default_factory=lambda: dict.fromkeys(MEASURED[:1] + MEASURED[2:], 0.0))
     sentences: int = 0
     skipped_sentences: int = 0  # not a tree (missing heads)
     sums: dict[str, float] = field(default_factory=lambda: dict.fromkeys(MEASURED, 0.0))
@@ -143,6 +279,17 @@ class LossBoundsTable:
             self.above_zero_loss[name] += loss == 0 and values[name] > 0
         if not values["lower"] <= loss <= values[WITNESS] <= values["pc-upper"] <= values["upper"]:
             self.violations += 1
+
+    def add_unresolved(self, values: dict[str, int]) -> None:
+        self.unresolved += 1
+        for name in self.unresolved_sums:
+            self.unresolved_sums[name] += values[name]
+
+    def bracket(self) -> tuple[float, float]:
+        """The average loss over every configuration, resolved or not: between these."""
+        total = max(self.configurations + self.unresolved, 1)
+        low = self.sums["loss"] + self.unresolved_sums["lower"]
+        return low / total, (self.sums["loss"] + self.unresolved_sums[WITNESS]) / total
 
     def average(self, name: str) -> float:
         return self.sums[name] / max(self.configurations, 1)
@@ -191,10 +338,12 @@ def measure_loss_bounds(
                 values["loss"] = exact_loss(state, gold, memo, max_states=max_states)
                 table.add(values)
             except SearchLimitExceeded:
-                table.unresolved += 1
+                table.add_unresolved(values)
             mask[:] = False
             system.legal(state, mask)
-            system.apply(state, policy(state, memo.prepared, mask, rng), -1)
+            choice = policy(state, memo.prepared, mask, rng)
+            action, label = choice if isinstance(choice, tuple) else (choice, -1)
+            system.apply(state, action, label)
             done += 1
             table.transitions = done
             if progress is not None:
