@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from arcwise import systems
 from arcwise.analysis.loss_bounds import (
     COLUMNS,
+    explore_while_training,
     explore_with_model,
     explore_with_oracle,
     measure_loss_bounds,
@@ -90,6 +91,35 @@ def test_the_trained_policy_meets_the_configurations_of_training(ewt):
     # never exploring: mistakes are not followed, the best-scoring zero-cost action is
     careful = explore_with_model(policy.parser, 0.0, "upper")
     assert measure_loss_bounds(unseen, STEPS, careful, seed=2).average("upper") == 0
+
+
+@compiled_only
+def test_training_step_by_step_is_the_trainer(ewt):
+    from arcwise.transition.train import train
+
+    seen, _ = ewt
+    fused = explore_while_training(seen, p=0.9, explore_from=1, seed=3)
+    fused.train_epochs(1)
+    stepped = explore_while_training(seen, p=0.9, explore_from=1, seed=3)
+    table = measure_loss_bounds(stepped.epoch_sentences(), 10**6, stepped)
+    # epoch 0 does not explore: every configuration is on a zero-cost path
+    assert table.sentences == len(seen) and table.average("upper") == 0
+    assert stepped.step == fused.step == table.configurations
+    for mine, theirs in ((stepped.perceptron.weights, fused.perceptron.weights),
+                         (stepped.perceptron.totals, fused.perceptron.totals)):
+        np.testing.assert_array_equal(mine.transition, theirs.transition)
+        np.testing.assert_array_equal(mine.label, theirs.label)
+    # and the compiled epochs are those of `arcwise train`
+    parser, _ = train("covington-nm", seen, oracle="dynamic", bound="upper", epochs=2,
+                      explore_from=1, explore_p=0.9, seed=3)
+    fused.train_epochs(1)
+    np.testing.assert_array_equal(parser.weights.transition,
+                                  fused.perceptron.averaged(fused.step).transition)
+    # the next epoch explores: its configurations are the trainer's own mistakes, learnt from
+    before = fused.step
+    exploring = measure_loss_bounds(fused.epoch_sentences(), STEPS, fused, seed=1)
+    assert fused.exploring and fused.step == before + STEPS
+    assert exploring.average("loss") > 0 and exploring.violations == 0
 
 
 @pytest.mark.end_to_end
