@@ -136,10 +136,28 @@ def test_command_prints_the_table_columns(tmp_path):
     assert set(summary["average"]) == set(COLUMNS) | {"witness"}
     assert set(summary["relative_difference"]) == {"lower", "pc-upper", "upper", "witness"}
     assert summary["bound_violations"] == 0
+    assert summary["closest"] in ("lower", "pc-upper", "tie")
+    low, high = summary["loss_with_unresolved"]
+    assert low <= high and (summary["unresolved"] or low == summary["average"]["loss"])
     text = runner.invoke(app, ["loss-bounds", str(path), "--transitions", "20"])
-    assert text.exit_code == 0 and "pc-upper" in text.output and "trained policy" in text.output
-    bad = runner.invoke(app, ["loss-bounds", str(path), "--policy", "oracle"])
-    assert bad.exit_code != 0
+    assert text.exit_code == 0 and "pc-upper" in text.output and "training policy" in text.output
+    for wrong in (["--policy", "oracle"], ["--policy", "trained", "--model-epochs", "0"]):
+        assert runner.invoke(app, ["loss-bounds", str(path), *wrong]).exit_code != 0
+
+
+@pytest.mark.end_to_end
+def test_command_measures_the_first_transitions_of_training(tmp_path):
+    path = tmp_path / "tiny.conllu"
+    path.write_text(conllu(TREES * 3))
+    arguments = ["loss-bounds", str(path), "--json", "--policy", "training", "--explore-from",
+                 "0", "--explore-p", "1", "--transitions", "50", "--system", "covington-nm+root"]
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output[result.output.index("{"):])
+    assert summary["model_epochs"] == 0 and summary["explore_from"] == 0
+    assert summary["transitions"] == 50 and summary["bound_violations"] == 0
+    # an untrained perceptron that always follows its own mistakes loses arcs
+    assert summary["average"]["loss"] > 0
 
 
 @pytest.mark.end_to_end

@@ -177,7 +177,8 @@ class explore_while_training:  # noqa: N801 -- a policy, named like explore_with
         self.exploring = False
 
     def order(self, epoch: int) -> np.ndarray:
-        """The trainer's sentence order of an epoch (`PerceptronEpochs.train_epoch`)."""
+        """The trainer's sentence order of an epoch (`PerceptronEpochs.train_epoch`;
+        `trainer_order`)."""
         return np.random.default_rng([self.seed, epoch]).permutation(self.usable)
 
     def train_epochs(self, k: int) -> None:
@@ -246,7 +247,45 @@ def trained_policy(sentences, epochs: int, p: float, bound: str, seed: int, syst
     return explore_with_model(parser, p, bound)
 
 
-POLICIES = ("trained", "random")  # `arcwise loss-bounds --policy`
+def trainer_order(sentences, seed: int, epoch: int) -> list:
+    """The sentences the trainer learns from (trees), in its order of epoch `epoch`
+    (`arcwise.transition.train.PerceptronEpochs`)."""
+    from arcwise.trees.projectivity import is_well_formed
+
+    usable = [k for k, s in enumerate(sentences)
+              if is_well_formed(np.asarray(s.head, dtype=np.int32))]
+    return [sentences[k] for k in np.random.default_rng([seed, epoch]).permutation(usable)]
+
+
+def prepare_policy(sentences, policy: str, *, system_name: str = "covington-nm",
+                   epochs: int | None = None, p: float | None = None, explore_from: int = 1,
+                   bound: str = "upper", seed: int = 0) -> tuple[Policy, list]:
+    """The policy of ``arcwise loss-bounds --policy`` on a treebank's sentences, and the
+    sentences it measures, in order: (policy, sentences).
+
+    "training": `explore_while_training` with `epochs` (default 0) trained unmeasured
+    first, then the next epoch's sentences; "trained": `trained_policy` after `epochs`
+    (default 1) and the trainer's order of the epoch that would come next; "random":
+    `explore_with_oracle` over the sentences as given.  p defaults to 0.9 (following a
+    mistake, as `arcwise train`) for the two model policies, 0.1 (a random action) for
+    "random".
+    """
+    if policy == "training":
+        chosen = explore_while_training(sentences, system_name, bound,
+                                        0.9 if p is None else p, explore_from, seed)
+        chosen.train_epochs(0 if epochs is None else epochs)
+        return chosen, chosen.epoch_sentences()
+    if policy == "trained":
+        epochs = 1 if epochs is None else epochs
+        chosen = trained_policy(sentences, epochs, 0.9 if p is None else p, bound, seed,
+                                system_name)
+        return chosen, trainer_order(sentences, seed, epochs)
+    if policy == "random":
+        return explore_with_oracle(0.1 if p is None else p, bound), list(sentences)
+    raise ValueError(f"policy is one of {', '.join(POLICIES)}, not {policy!r}")
+
+
+POLICIES = ("training", "trained", "random")  # `arcwise loss-bounds --policy`
 COLUMNS = ("lower", "loss", "pc-upper", "upper")  # the paper's Table 1
 WITNESS = "witness"  # the loss of §4's witness sequence: between the loss and pc-upper
 MEASURED = COLUMNS + (WITNESS,)
@@ -254,7 +293,8 @@ MEASURED = COLUMNS + (WITNESS,)
 
 @dataclass
 class LossBoundsTable:
-    """Sums over the configurations measured; `row()` gives the paper's Table 1 columns."""
+    """Sums over the configurations measured; `average` and `relative_difference` give
+    the paper's Table 1 columns, `closest` its boldface."""
 
     transitions: int = 0  # taken; one configuration measured before each
     configurations: int = 0
@@ -268,10 +308,15 @@ class LossBoundsTable:
     sums: dict[str, float] = field(default_factory=lambda: dict.fromkeys(MEASURED, 0.0))
     relative: dict[str, float] = field(default_factory=lambda: dict.fromkeys(MEASURED, 0.0))
     violations: int = 0  # configurations where lower <= loss <= witness <= pc-upper <= upper fails
+    # gold root words with a head in A that the upper bounds count lost and the lower bound
+    # does not (it holds them detachable, `root_detachable`): summed over the resolved
+    # configurations, the part of (pc-)upper - lower that root arcs make
+    detachable_roots: int = 0
     above_zero_loss: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MEASURED, 0))
 
-    def add(self, values: dict[str, int]) -> None:
+    def add(self, values: dict[str, int], detachable_roots: int = 0) -> None:
         self.configurations += 1
+        self.detachable_roots += detachable_roots
         loss = values["loss"]
         for name in self.sums:
             self.sums[name] += values[name]
@@ -296,6 +341,12 @@ class LossBoundsTable:
 
     def relative_difference(self, name: str) -> float:
         return self.relative[name] / max(self.configurations, 1)
+
+    def closest(self) -> str:
+        """The bound closer to the loss, "lower" or "pc-upper", by relative difference (as
+        §5 counts them; the upper bound is never closer than pc-upper), or "tie"."""
+        lower, pc_upper = (self.relative_difference(c) for c in ("lower", "pc-upper"))
+        return "tie" if lower == pc_upper else "lower" if lower < pc_upper else "pc-upper"
 
 
 def measure_loss_bounds(
@@ -329,14 +380,17 @@ def measure_loss_bounds(
         if begin is not None:
             begin(tree)
         memo = LossMemo(gold)
+        succ = np.empty((len(gold), 2), dtype=np.int32)
         state = system.initial(len(gold) - 1, options)
         while not system.is_terminal(state) and done < transitions:
             values = {name: int(oracle.loss(state, memo.prepared, oracle.BOUNDS.index(name)))
                       for name in ("lower", "pc-upper", "upper")}
             values[WITNESS] = int(witness_loss(state, gold))
+            roots = (oracle.unreachable(state, gold, oracle.UPPER, succ)
+                     - oracle.unreachable(state, gold, oracle.LOWER, succ))
             try:
                 values["loss"] = exact_loss(state, gold, memo, max_states=max_states)
-                table.add(values)
+                table.add(values, int(roots))
             except SearchLimitExceeded:
                 table.add_unresolved(values)
             mask[:] = False

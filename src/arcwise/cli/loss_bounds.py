@@ -20,21 +20,30 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed", help="Seed of the exploration."),
         explore_p: float = typer.Option(
             None, "--explore-p",
-            help="trained: probability of following the model's own mistake (default 0.9, "
-            "arcwise train's); random: probability of a random legal action (default 0.1).",
+            help="training, trained: probability of following the model's own mistake "
+            "(default 0.9, arcwise train's); random: probability of a random legal action "
+            "(default 0.1).",
         ),
         follow: str = typer.Option(
             "upper", "--follow", help="Bound whose zero-cost actions are followed."
         ),
         policy: str = typer.Option(
-            "trained", "--policy",
-            help="trained: the configurations a perceptron meets while training with "
-            "exploration on TREEBANK (its own predictions; the paper's setting); random: a "
-            "zero-cost action, or with probability --explore-p a random one.",
+            "training", "--policy",
+            help="training: the training run itself, a perceptron from zero weights updated "
+            "online as arcwise train updates it, its own predictions followed (the paper's "
+            "'first transitions' of training); trained: a perceptron trained first, its "
+            "weights then fixed; random: a zero-cost action, or with probability "
+            "--explore-p a random one.",
         ),
         model_epochs: int = typer.Option(
-            1, "--model-epochs", min=1,
-            help="trained: epochs of training (arcwise.transition.train) before the measured exploring pass.",
+            None, "--model-epochs", min=0,
+            help="training: epochs trained unmeasured before the measured one (default 0); "
+            "trained: epochs of training before the measured pass (default 1).",
+        ),
+        explore_from: int = typer.Option(
+            1, "--explore-from", min=0,
+            help="training: the first epoch that explores, 0-based (arcwise train's: 1; "
+            "0: from the first transition).",
         ),
         max_states: int = typer.Option(
             20_000, "--max-states", help="Exact-search limit per configuration (beyond: unresolved)."
@@ -59,9 +68,8 @@ def register(app: typer.Typer) -> None:
             MEASURED,
             POLICIES,
             WITNESS,
-            explore_with_oracle,
             measure_loss_bounds,
-            trained_policy,
+            prepare_policy,
         )
         from arcwise.core.errors import ArcwiseError
         from arcwise.io import read_treebank
@@ -79,17 +87,18 @@ def register(app: typer.Typer) -> None:
             raise ArcwiseError(f"--follow takes one of {', '.join(BOUNDS)}, not {follow!r}")
         if policy not in POLICIES:
             raise ArcwiseError(f"--policy takes one of {', '.join(POLICIES)}, not {policy!r}")
+        if policy == "trained" and model_epochs == 0:
+            raise ArcwiseError("--policy trained needs --model-epochs 1 or more")
         if explore_p is None:
-            explore_p = 0.9 if policy == "trained" else 0.1
+            explore_p = 0.1 if policy == "random" else 0.9
         if not 0 <= explore_p <= 1:
             raise ArcwiseError(f"--explore-p is a probability, not {explore_p}")
         sentences = list(read_treebank(treebank))
-        if policy == "trained":
-            print(f"training {system} for {model_epochs} epoch(s) on {treebank} ...",
-                  file=sys.stderr, flush=True)
-            chosen = trained_policy(sentences, model_epochs, explore_p, follow, seed, system)
-        else:
-            chosen = explore_with_oracle(explore_p, follow)
+        if policy != "random":
+            print(f"training {system} on {treebank} ...", file=sys.stderr, flush=True)
+        chosen, measured = prepare_policy(
+            sentences, policy, system_name=system, epochs=model_epochs, p=explore_p,
+            explore_from=explore_from, bound=follow, seed=seed)
         columns = (
             TextColumn("{task.description}"),
             BarColumn(),
@@ -99,7 +108,7 @@ def register(app: typer.Typer) -> None:
         with Progress(*columns, transient=True, disable=as_json) as progress:
             task = progress.add_task("transitions", total=transitions)
             result = measure_loss_bounds(
-                sentences,
+                measured,
                 transitions,
                 chosen,
                 seed=seed,
@@ -112,11 +121,15 @@ def register(app: typer.Typer) -> None:
             "system": system,
             "transitions": result.transitions,
             "policy": policy,
-            "model_epochs": model_epochs if policy == "trained" else None,
+            "model_epochs": (None if policy == "random" else
+                             model_epochs if model_epochs is not None else
+                             int(policy == "trained")),
+            "explore_from": explore_from if policy == "training" else None,
             "explore_p": explore_p,
             "seed": seed,
             "configurations": result.configurations,
             "unresolved": result.unresolved,
+            "loss_with_unresolved": list(result.bracket()),
             "sentences": result.sentences,
             "skipped_sentences": result.skipped_sentences,
             "bound_violations": result.violations,
@@ -125,6 +138,8 @@ def register(app: typer.Typer) -> None:
                 c: result.relative_difference(c) for c in MEASURED if c != "loss"
             },
             "above_zero_loss": {c: result.above_zero_loss[c] for c in MEASURED if c != "loss"},
+            "closest": result.closest(),
+            "detachable_roots": result.detachable_roots / max(result.configurations, 1),
         }
         if as_json:
             print(json.dumps(summary, indent=2))
@@ -144,9 +159,16 @@ def register(app: typer.Typer) -> None:
             f"witness sequence (§4; not in the paper): average {result.average(WITNESS):.5f}, "
             f"relative difference {result.relative_difference(WITNESS):.5f}"
         )
+        low, high = result.bracket()
         Console().print(
             f"{result.configurations} configurations measured ({result.transitions} transitions) "
             f"in {result.sentences} sentences; "
-            f"{result.unresolved} unresolved (exact search over {max_states} states), left out; "
+            f"{result.unresolved} unresolved (exact search over {max_states} states), left out "
+            f"(with them the average loss is {low:.5f} to {high:.5f}); "
             f"{result.violations} bound violations"
+        )
+        Console().print(
+            f"closest to the loss: {result.closest()}; gold root words the upper bounds count "
+            f"lost and the lower bound does not: "
+            f"{result.detachable_roots / max(result.configurations, 1):.5f} per configuration"
         )
