@@ -34,6 +34,7 @@ SECTIONS = {  # name: the script that writes it
     "viewer": "bench/viewer.py",
     "model-size": "bench/model_size.py",
     "clean-install": "bench/clean_install.py",
+    "loss-bounds": "bench/loss_bounds.py",
 }
 TITLE = "# arcwise: benchmark results"
 

@@ -312,11 +312,16 @@ class LossBoundsTable:
     # does not (it holds them detachable, `root_detachable`): summed over the resolved
     # configurations, the part of (pc-)upper - lower that root arcs make
     detachable_roots: int = 0
+    # the same sums over the resolved configurations without such a word, where the
+    # bounds differ by cycles only (§4's reasons): `measure_loss_bounds` keeps them
+    rootless: LossBoundsTable | None = None
     above_zero_loss: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MEASURED, 0))
 
     def add(self, values: dict[str, int], detachable_roots: int = 0) -> None:
         self.configurations += 1
         self.detachable_roots += detachable_roots
+        if self.rootless is not None and detachable_roots == 0:
+            self.rootless.add(values)
         loss = values["loss"]
         for name in self.sums:
             self.sums[name] += values[name]
@@ -341,6 +346,33 @@ class LossBoundsTable:
 
     def relative_difference(self, name: str) -> float:
         return self.relative[name] / max(self.configurations, 1)
+
+    def as_dict(self) -> dict:
+        """The figures, JSON-ready (`arcwise loss-bounds --json`)."""
+        bounds = [c for c in MEASURED if c != "loss"]
+        result = {
+            "transitions": self.transitions,
+            "configurations": self.configurations,
+            "unresolved": self.unresolved,
+            "loss_with_unresolved": list(self.bracket()),
+            "sentences": self.sentences,
+            "skipped_sentences": self.skipped_sentences,
+            "bound_violations": self.violations,
+            "average": {c: self.average(c) for c in MEASURED},
+            "relative_difference": {c: self.relative_difference(c) for c in bounds},
+            "above_zero_loss": {c: self.above_zero_loss[c] for c in bounds},
+            "closest": self.closest(),
+            "detachable_roots": self.detachable_roots / max(self.configurations, 1),
+        }
+        if self.rootless is not None:
+            r = self.rootless
+            result["rootless"] = {
+                "configurations": r.configurations,
+                "average": {c: r.average(c) for c in MEASURED},
+                "relative_difference": {c: r.relative_difference(c) for c in bounds},
+                "closest": r.closest(),
+            }
+        return result
 
     def closest(self) -> str:
         """The bound closer to the loss, "lower" or "pc-upper", by relative difference (as
@@ -367,7 +399,7 @@ def measure_loss_bounds(
     ``systems.get("covington-nm+root").kernels.options``.
     """
     rng = np.random.default_rng(seed)
-    table = LossBoundsTable()
+    table = LossBoundsTable(rootless=LossBoundsTable())
     mask = np.zeros(len(system.ACTIONS), dtype=np.bool_)
     done = 0
     begin = getattr(policy, "begin", None)

@@ -65,7 +65,6 @@ def register(app: typer.Typer) -> None:
 
         from arcwise.analysis.loss_bounds import (
             COLUMNS,
-            MEASURED,
             POLICIES,
             WITNESS,
             measure_loss_bounds,
@@ -119,7 +118,6 @@ def register(app: typer.Typer) -> None:
         summary = {
             "treebank": str(treebank),
             "system": system,
-            "transitions": result.transitions,
             "policy": policy,
             "model_epochs": (None if policy == "random" else
                              model_epochs if model_epochs is not None else
@@ -127,34 +125,27 @@ def register(app: typer.Typer) -> None:
             "explore_from": explore_from if policy == "training" else None,
             "explore_p": explore_p,
             "seed": seed,
-            "configurations": result.configurations,
-            "unresolved": result.unresolved,
-            "loss_with_unresolved": list(result.bracket()),
-            "sentences": result.sentences,
-            "skipped_sentences": result.skipped_sentences,
-            "bound_violations": result.violations,
-            "average": {c: result.average(c) for c in MEASURED},
-            "relative_difference": {
-                c: result.relative_difference(c) for c in MEASURED if c != "loss"
-            },
-            "above_zero_loss": {c: result.above_zero_loss[c] for c in MEASURED if c != "loss"},
-            "closest": result.closest(),
-            "detachable_roots": result.detachable_roots / max(result.configurations, 1),
+            "max_states": max_states,
+            **result.as_dict(),
         }
         if as_json:
             print(json.dumps(summary, indent=2))
             return
-        table = Table(title=f"loss bounds of {system} on {treebank} ({policy} policy)")
-        for c in COLUMNS:
-            table.add_column(f"avg {c}", justify="right")
-        for c in COLUMNS:
-            if c != "loss":
-                table.add_column(f"rel. diff {c}", justify="right")
-        table.add_row(
-            *(f"{result.average(c):.5f}" for c in COLUMNS),
-            *(f"{result.relative_difference(c):.5f}" for c in COLUMNS if c != "loss"),
-        )
-        Console().print(table)
+        rows = [("all", result)]
+        if result.rootless is not None:
+            rows.append(("no detachable root", result.rootless))
+        averages = Table(title=f"loss bounds of {system} on {treebank} ({policy} policy): "
+                         "average per configuration")
+        differences = Table(title="relative difference to the loss, mean |bound - loss| / loss")
+        for table, columns in ((averages, COLUMNS), (differences, COLUMNS[:1] + COLUMNS[2:])):
+            table.add_column("configurations")
+            for c in columns:
+                table.add_column(c, justify="right")
+            for name, part in rows:
+                values = part.average if table is averages else part.relative_difference
+                table.add_row(f"{name} ({part.configurations})",
+                              *(f"{values(c):.5f}" for c in columns))
+            Console().print(table)
         Console().print(
             f"witness sequence (§4; not in the paper): average {result.average(WITNESS):.5f}, "
             f"relative difference {result.relative_difference(WITNESS):.5f}"
