@@ -41,16 +41,17 @@ REGIMES = {
     "first": (dict(policy="training", epochs=0, explore_from=0, p=0.1),
               "the training run's first transitions: a perceptron from zero weights, updated "
               "online, following its own mistake with probability 0.1 from the first "
-              "transition (`--policy training --explore-from 0 --explore-p 0.1`)"),
+              "transition (`arcwise loss-bounds`'s default)"),
     "first-p0.9": (dict(policy="training", epochs=0, explore_from=0, p=0.9),
                    "as first, following its mistake with probability 0.9 "
-                   "(`--policy training --explore-from 0`)"),
+                   "(`--explore-p 0.9`)"),
     "exploring": (dict(policy="training", epochs=1, explore_from=1, p=0.9),
                   "arcwise train's first exploring epoch: epoch 0 on the oracle's path "
                   "(unmeasured), then epoch 1 following the model's mistake with "
-                  "probability 0.9 (`--policy training --model-epochs 1`)"),
+                  "probability 0.9 (`--model-epochs 1 --explore-from 1 --explore-p 0.9`)"),
     "late": (dict(policy="training", epochs=14, explore_from=1, p=0.9),
-             "arcwise train's last epoch of 15 (`--policy training --model-epochs 14`)"),
+             "arcwise train's last epoch of 15 (`--model-epochs 14 --explore-from 1 "
+             "--explore-p 0.9`)"),
     "trained": (dict(policy="trained", epochs=1, p=0.9),
                 "the issue's run: a model trained 1 epoch, its averaged weights fixed, "
                 "following its mistake with probability 0.9 (`--policy trained`)"),

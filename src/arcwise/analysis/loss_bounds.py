@@ -258,21 +258,22 @@ def trainer_order(sentences, seed: int, epoch: int) -> list:
 
 
 def prepare_policy(sentences, policy: str, *, system_name: str = "covington-nm",
-                   epochs: int | None = None, p: float | None = None, explore_from: int = 1,
+                   epochs: int | None = None, p: float | None = None, explore_from: int = 0,
                    bound: str = "upper", seed: int = 0) -> tuple[Policy, list]:
     """The policy of ``arcwise loss-bounds --policy`` on a treebank's sentences, and the
     sentences it measures, in order: (policy, sentences).
 
     "training": `explore_while_training` with `epochs` (default 0) trained unmeasured
-    first, then the next epoch's sentences; "trained": `trained_policy` after `epochs`
-    (default 1) and the trainer's order of the epoch that would come next; "random":
-    `explore_with_oracle` over the sentences as given.  p defaults to 0.9 (following a
-    mistake, as `arcwise train`) for the two model policies, 0.1 (a random action) for
-    "random".
+    first, then the next epoch's sentences; by default (epochs 0, explore_from 0, p 0.1)
+    the configurations of the training run's first transitions, exploring from the
+    start: the regime whose average loss comes nearest §5's (bench/RESULTS.md,
+    loss-bounds).  "trained": `trained_policy` after `epochs` (default 1) and the trainer's
+    order of the epoch that would come next, p default 0.9 (`arcwise train`'s).
+    "random": `explore_with_oracle` over the sentences as given, p default 0.1.
     """
     if policy == "training":
         chosen = explore_while_training(sentences, system_name, bound,
-                                        0.9 if p is None else p, explore_from, seed)
+                                        0.1 if p is None else p, explore_from, seed)
         chosen.train_epochs(0 if epochs is None else epochs)
         return chosen, chosen.epoch_sentences()
     if policy == "trained":
