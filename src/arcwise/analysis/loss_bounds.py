@@ -140,7 +140,6 @@ class explore_while_training:  # noqa: N801 -- a policy, named like explore_with
         from arcwise.features.batch import Batch
         from arcwise.learn import perceptron as pc
         from arcwise.systems.base import flat_gold
-        from arcwise.trees.projectivity import is_well_formed
 
         ts = systems.get(system_name)
         self.kernels, self.oracle = ts.kernels, ts.oracle
@@ -153,13 +152,10 @@ class explore_while_training:  # noqa: N801 -- a policy, named like explore_with
         self.perceptron = pc.AveragedPerceptron(self.classes)
         self.batch = Batch(self.sentences, self.vocabularies)
         self.gold_label = np.maximum(self.batch.deprel - 2, -1).astype(np.int32)
-        prepared = [
-            self.oracle.prepare(np.asarray(s.head, dtype=np.int32))
-            if is_well_formed(np.asarray(s.head, dtype=np.int32)) else None
-            for s in self.sentences
-        ]
-        self.usable = np.array([k for k, g in enumerate(prepared) if g is not None],
-                               dtype=np.int64)
+        self.usable = learnable(self.sentences)
+        prepared: list = [None] * len(self.sentences)
+        for k in self.usable:
+            prepared[k] = self.oracle.prepare(np.asarray(self.sentences[k].head, dtype=np.int32))
         self.gold = flat_gold(prepared)
         self.epoch = 0  # the next epoch, 0-based
         self.step = 0  # perceptron examples seen
@@ -176,23 +172,21 @@ class explore_while_training:  # noqa: N801 -- a policy, named like explore_with
         self.words = self.sentence_gold_label = None
         self.exploring = False
 
-    def order(self, epoch: int) -> np.ndarray:
-        """The trainer's sentence order of an epoch (`PerceptronEpochs.train_epoch`;
-        `trainer_order`)."""
-        return np.random.default_rng([self.seed, epoch]).permutation(self.usable)
-
     def train_epochs(self, k: int) -> None:
-        """The trainer's next k epochs, unmeasured (`arcwise.transition.fused.train_epoch`)."""
+        """The trainer's next k epochs, unmeasured (`arcwise.transition.fused.train_epoch`,
+        called as `arcwise.transition.train.PerceptronEpochs` calls it)."""
         from arcwise.transition.fused import train_epoch
+        from arcwise.transition.train import epoch_order, epoch_seed
 
         classes, weights, totals = self.classes, self.perceptron.weights, self.perceptron.totals
         gold_flat, gold_offsets = self.gold
         for _ in range(k):
             self.step, _, _, _ = train_epoch(
                 self.kernels.system_id, self.kernels.options, self.oracle.variant, self.bound,
-                True, self.epoch >= self.explore_from, self.p, (self.seed * 1_000_003 + self.epoch) % 2**32,
+                True, self.epoch >= self.explore_from, self.p, epoch_seed(self.seed, self.epoch),
                 self.table.program, weights, totals, self.step, classes.transition,
-                classes.label, classes.first_class, classes.takes_label, self.order(self.epoch),
+                classes.label, classes.first_class, classes.takes_label,
+                epoch_order(self.usable, self.seed, self.epoch),
                 self.batch.offsets, self.batch.words, self.gold_label, gold_flat, gold_offsets,
             )
             self.epoch += 1
@@ -200,7 +194,7 @@ class explore_while_training:  # noqa: N801 -- a policy, named like explore_with
     def epoch_sentences(self) -> list:
         """The sentences of the next epoch, in the trainer's order; measuring them (with
         this policy) trains that epoch step by step."""
-        sentences = [self.sentences[k] for k in self.order(self.epoch)]
+        sentences = trainer_order(self.sentences, self.seed, self.epoch, self.usable)
         self.exploring = self.epoch >= self.explore_from
         self.epoch += 1
         return sentences
@@ -247,14 +241,22 @@ def trained_policy(sentences, epochs: int, p: float, bound: str, seed: int, syst
     return explore_with_model(parser, p, bound)
 
 
-def trainer_order(sentences, seed: int, epoch: int) -> list:
-    """The sentences the trainer learns from (trees), in its order of epoch `epoch`
-    (`arcwise.transition.train.PerceptronEpochs`)."""
+def learnable(sentences) -> np.ndarray:
+    """The indices of the sentences a dynamic-oracle trainer learns from: those whose
+    heads make a tree (`arcwise.transition.train.train`'s usable sentences)."""
     from arcwise.trees.projectivity import is_well_formed
 
-    usable = [k for k, s in enumerate(sentences)
-              if is_well_formed(np.asarray(s.head, dtype=np.int32))]
-    return [sentences[k] for k in np.random.default_rng([seed, epoch]).permutation(usable)]
+    return np.array([k for k, s in enumerate(sentences)
+                     if is_well_formed(np.asarray(s.head, dtype=np.int32))], dtype=np.int64)
+
+
+def trainer_order(sentences, seed: int, epoch: int, usable: np.ndarray | None = None) -> list:
+    """The sentences the trainer learns from (`learnable`, unless given), in its order of
+    epoch `epoch` (`arcwise.transition.train.epoch_order`)."""
+    from arcwise.transition.train import epoch_order
+
+    usable = learnable(sentences) if usable is None else usable
+    return [sentences[k] for k in epoch_order(usable, seed, epoch)]
 
 
 def prepare_policy(sentences, policy: str, *, system_name: str = "covington-nm",

@@ -43,6 +43,17 @@ from arcwise.systems import state as st
 
 
 @njit(cache=True)
+def _hamming_loss(state, gold):
+    """The words of the tree A would make (headless words on 0) whose head is not gold."""
+    heads = st.region(state, st.HEADS)
+    loss = 0
+    for y in range(1, len(gold)):
+        if max(heads[y], 0) != gold[y]:
+            loss += 1
+    return loss
+
+
+@njit(cache=True)
 def witness_loss(state, gold):
     """The loss reached from c by Covington's criteria over I(c, tG) (§4's witness sequence).
 
@@ -63,22 +74,7 @@ def witness_loss(state, gold):
         if ranks[y] == np.iinfo(np.int64).max:
             break
         system.attach(built, gold[y], y, -1)
-    heads = st.region(built, st.HEADS)
-    loss = 0
-    for y in range(1, n + 1):
-        if max(heads[y], 0) != gold[y]:
-            loss += 1
-    return loss
-
-
-@njit(cache=True)
-def _hamming(state, gold):
-    heads = st.region(state, st.HEADS)
-    loss = 0
-    for y in range(1, len(gold)):
-        if max(heads[y], 0) != gold[y]:
-            loss += 1
-    return loss
+    return _hamming_loss(built, gold)
 
 
 @njit(cache=True)
@@ -119,7 +115,7 @@ def detaching_loss(state, gold):
         roots[y] = gold[y] == 0 and heads[y] > 0
     built = state.copy()
     if not roots.any() or j > n:
-        return _hamming(built, gold)
+        return _hamming_loss(built, gold)
     heads = st.region(built, st.HEADS)
     first = covington.first_word(state)
     for b in range(j, n + 1):
@@ -164,7 +160,7 @@ def detaching_loss(state, gold):
                         break
                 if done:
                     break
-    return _hamming(built, gold)
+    return _hamming_loss(built, gold)
 
 
 @njit(cache=True)

@@ -374,6 +374,18 @@ def check_neural(neural: dict[str, Any], system_id: int) -> None:
     checked_sizes(options)
 
 
+def epoch_order(usable: np.ndarray, seed: int, epoch: int) -> np.ndarray:
+    """The sentences (indices into `usable`'s treebank) in the order the perceptron trains
+    on them in epoch `epoch` (0-based) of a run with this seed."""
+    return np.random.default_rng([seed, epoch]).permutation(usable)
+
+
+def epoch_seed(seed: int, epoch: int) -> int:
+    """The seed of the exploration draws of the perceptron's compiled epoch `epoch`
+    (`arcwise.transition.fused.train_epoch`) in a run with this seed."""
+    return (seed * 1_000_003 + epoch) % 2**32
+
+
 @dataclasses.dataclass
 class PerceptronEpochs:
     """The averaged perceptron's epochs (`arcwise.training.epochs.EpochTrainer`): the fused
@@ -399,13 +411,13 @@ class PerceptronEpochs:
     step: int = 0
 
     def train_epoch(self, epoch: int) -> dict[str, Any]:
-        order = np.random.default_rng([self.seed, epoch]).permutation(self.usable)
+        order = epoch_order(self.usable, self.seed, epoch)
         explore = self.dynamic and epoch >= self.explore_from
         gold_flat, gold_offsets = self.gold
         classes = self.classes
         self.step, configurations, updates, wrong = train_epoch(
             self.kernels.system_id, self.kernels.options, self.oracle.variant, self.bound,
-            self.dynamic, explore, self.explore_p, (self.seed * 1_000_003 + epoch) % 2**32,
+            self.dynamic, explore, self.explore_p, epoch_seed(self.seed, epoch),
             self.table.program, self.perceptron.weights, self.perceptron.totals, self.step,
             classes.transition, classes.label, classes.first_class, classes.takes_label, order,
             self.batch.offsets, self.batch.words, self.gold_label, gold_flat, gold_offsets,
