@@ -31,9 +31,9 @@ def register(app: typer.Typer) -> None:
             "training", "--policy",
             help="training: the training run itself, a perceptron from zero weights updated "
             "online as arcwise train updates it, its own predictions followed (by default its "
-            "first transitions, the paper's 'first 100,000 transitions'); trained: a perceptron trained first, its "
-            "weights then fixed; random: a zero-cost action, or with probability "
-            "--explore-p a random one.",
+            "first transitions, the paper's 'first 100,000 transitions'); trained: a "
+            "perceptron trained first, its weights then fixed; random: a zero-cost action, or "
+            "with probability --explore-p a random one.",
         ),
         model_epochs: int = typer.Option(
             None, "--model-epochs", min=0,
