@@ -28,6 +28,7 @@ SECTIONS = {  # name: the script that writes it
     "stacking-neural": "bench/stacking.py --model neural",
     "analysis": "bench/analysis.py",
     "neural": "bench/neural.py",
+    "gpu-check": "bench/gpu_check.py --report-from LOG",
     "pipeline": "bench/pipeline.py",
     "taggers": "bench/taggers.py",
     "embeddings": "bench/embeddings.py",
