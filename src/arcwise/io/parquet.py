@@ -5,31 +5,27 @@ The rows are read from the CoNLL-U text a parser writes (`parquet_output` is a t
 stream that `arcwise.io.conllu.write` writes into), so a Parquet file says exactly what
 the CoNLL-U file would.  Columns, in order:
 
-=========  ======  =================================================================
-input      string  the input file's path relative to what was given (``a/b.txt``)
-sentence   int32   the sentence's position in its file, from 1
-sent_id    string  its ``# sent_id`` comment (null without one)
-text       string  its ``# text`` comment (null without one)
-id         string  the ID column as written: ``3``, ``3-4`` (a multiword token),
-                   ``3.1`` (an empty node)
-kind       string  ``word``, ``multiword`` (the surface token of a range: its words
-                   follow as rows of their own) or ``empty`` (an empty node of the
-                   enhanced graph)
-word       int32   the word's index (a range's first word; an empty node's
-                   integer part: the word it follows)
-word_end   int32   a range's last word (null for the others)
-empty      int32   an empty node's decimal part (null for the others)
-form       string  FORM, LEMMA, UPOS, XPOS, FEATS as written (``_`` stays ``_``)
-lemma ...
-head       int32   HEAD, an integer (null where it is ``_``: multiword tokens,
-                   empty nodes)
-deprel     string  DEPREL, DEPS, MISC as written
-deps, misc
-=========  ======  =================================================================
+- ``input`` (string): the input file's path relative to what was given (``a/b.txt``)
+- ``sentence`` (int32): the sentence's position in its file, from 1
+- ``sent_id``, ``text`` (string): its ``# sent_id`` and ``# text`` comments (null without)
+- ``id`` (string): the ID column as written: ``3``, ``3-4`` (a multiword token), ``3.1``
+  (an empty node)
+- ``kind`` (string): ``word``, ``multiword`` (the surface token of a range: its words
+  follow as rows of their own) or ``empty`` (an empty node of the enhanced graph)
+- ``word`` (int32): the word's index (a range's first word; an empty node's integer
+  part: the word it follows)
+- ``word_end`` (int32): a range's last word (null for the others)
+- ``empty`` (int32): an empty node's decimal part (null for the others)
+- ``form``, ``lemma``, ``upos``, ``xpos``, ``feats`` (string): as written (``_`` stays
+  ``_``)
+- ``head`` (int32): HEAD, an integer (null where it is ``_``: multiword tokens, empty
+  nodes)
+- ``deprel``, ``deps``, ``misc`` (string): as written
 
-CoNLL-X output (from CoNLL-X input) fills the same columns: CPOSTAG as upos, POSTAG as
-xpos, PHEAD as deps, PDEPREL as misc.  Every row of a sentence is in its file's order,
-so ``ORDER BY input, sentence`` with the rows' order rebuilds each sentence.
+So ``WHERE kind = 'word'`` gives one row per word.  CoNLL-X output (from CoNLL-X input)
+fills the same columns: CPOSTAG as upos, POSTAG as xpos, PHEAD as deps, PDEPREL as misc.
+The rows of a file are in its order, so ``ORDER BY input, sentence`` with the rows' order
+rebuilds each sentence.
 """
 
 from __future__ import annotations
