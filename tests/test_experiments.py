@@ -512,3 +512,35 @@ def test_a_grid_runs_unchanged_on_treebanks_it_does_not_name(tmp_path):
                   "-o", tmp_path / "out2")
     assert run.returncode == 2 and run.stderr.count("\n") == 1
     assert "treebank 'not_a_treebank': no train files" in run.stderr
+
+
+def test_dask_workers_in_another_folder_read_a_grids_relative_data(tmp_path):
+    """#44: `arcwise experiment grids/g.toml --dask ADDRESS` run from one folder, with
+    workers whose working folder is another, failed every cell (``grids/../data/...: cannot
+    read``): the grid's relative data root travelled unresolved.  The client now makes
+    every path absolute before a cell leaves it."""
+    from dask.distributed import Client, LocalCluster
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "en_ewt").symlink_to(ROOT / "data" / "en_ewt")
+    (tmp_path / "grids").mkdir()
+    (tmp_path / "grids" / "g.toml").write_text(
+        SMOKE.read_text().replace("seeds = [1, 2]", "seeds = [1]"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        client.run(os.chdir, str(elsewhere))
+        assert set(client.run(os.getcwd).values()) == {str(elsewhere)}
+        run = subprocess.run(
+            [sys.executable, "-m", "arcwise", "experiment", "grids/g.toml", "--dask",
+             cluster.scheduler_address, "-o", "out", "--allow-dirty"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "cannot read" not in run.stderr
+    results = load_results(tmp_path / "out")
+    assert len(results) == 2
+    for result in results.values():  # the files a worker read, named absolutely
+        assert result["cell"]["train"] == str(tmp_path / "data" / "en_ewt" / "train.conllu.gz")

@@ -66,6 +66,17 @@ def load(path):
     return load_pipeline(path)
 
 
+def corpus_parse(model, sources, outdir, **options):
+    """Parse many input files (files, folders, glob patterns) into the folder `outdir`,
+    mirrored, resumable, as `arcwise parse -m MODEL IN [IN ...] -o OUTDIR` does:
+    ``arcwise.corpus_parse("en_ewt", ["texts/"], "parsed/", input_format="text",
+    workers=2, resume=True)``; the options and what it returns are those of
+    `arcwise.pipeline.corpus.corpus_parse`."""
+    from arcwise.pipeline.corpus import corpus_parse as parse_corpus
+
+    return parse_corpus(model, sources, outdir, **options)
+
+
 def _find_moved_modules() -> None:
     """The module paths before the 0.1 redesign keep importing, with a warning
     (`arcwise.moved`)."""

@@ -14,8 +14,11 @@ def register(app: typer.Typer) -> None:
     @app.command("parse")
     def parse_command(
         model: str = typer.Option(..., "--model", "-m", help="Model file from `arcwise train`."),
-        source: str = typer.Argument(
-            "-", metavar="IN", help="Input file (.gz allowed), - for stdin."
+        sources: list[str] = typer.Argument(
+            None, metavar="IN...",
+            help="Input file (.gz allowed), - for stdin; or several inputs: files, folders "
+            "(walked recursively) and glob patterns, parsed into the folder -o OUTDIR.",
+            show_default=False,
         ),
         input_format: str = typer.Option(
             None, "--input", "-i",
@@ -27,7 +30,24 @@ def register(app: typer.Typer) -> None:
             show_default=False,
         ),
         output: str = typer.Option(
-            "-", "--output", "-o", help="Output file (written atomically), - for stdout."
+            "-", "--output", "-o",
+            help="Output file (written atomically), - for stdout; for several inputs the "
+            "folder OUTDIR that mirrors them (in/a/b.txt -> OUTDIR/a/b.conllu).",
+        ),
+        output_format: str = typer.Option(
+            "conllu", "--format",
+            help="conllu: the model's output (CoNLL-U; CoNLL-X for CoNLL-X input); parquet: "
+            "one row per word, typed columns (needs pyarrow: the corpus extra).",
+        ),
+        resume: bool = typer.Option(
+            False, "--resume",
+            help="With OUTDIR: skip the files its manifest records as finished (input and "
+            "output unchanged), parse the others.",
+        ),
+        rerun: bool = typer.Option(
+            False, "--rerun",
+            help="With OUTDIR: parse every file again, even when OUTDIR was parsed with "
+            "another model or other settings (otherwise an error).",
         ),
         single_root: bool = typer.Option(
             None, "--single-root/--multi-root",
@@ -63,6 +83,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Parse IN with MODEL; the output keeps every line and column but HEAD, DEPREL, DEPS.
 
+        Several inputs (files, folders, glob patterns), or -o ending in /: a corpus,
+        each file parsed as alone into OUTDIR, mirrored, each output atomic; a manifest in
+        OUTDIR makes --resume skip what is finished (see `arcwise.pipeline.corpus`).
+
         IN is CoNLL-U (or CoNLL-X) by default, or for a model with a tokenizer
         plain text unless its first lines are CoNLL-U; --input tokens reads one
         sentence per line and writes CoNLL-U.  A model trained with tags refuses input
@@ -83,11 +107,16 @@ def register(app: typer.Typer) -> None:
         from arcwise.core.vocab import UnseenTagsWarning
         from arcwise.io import INPUT_FORMATS, format_of
         from arcwise.io.atomic import check_output
+        from arcwise.io.corpus import names_a_corpus
         from arcwise.models.packages import located
+        from arcwise.pipeline.corpus import OUTPUT_FORMATS, output_stream
         from arcwise.pipeline.in_processes import InProcesses, annotator, has_tokenizer
         from arcwise.pipeline.pipeline import RAW_TEXT
 
-        check_output(output, [source, located(model)])
+        sources = sources or ["-"]
+        corpus = names_a_corpus(sources, output) or resume or rerun
+        if not corpus:
+            check_output(output, [sources[0], located(model)])
         if unseen_tags not in ("warn", "refuse"):
             raise ArcwiseError(f"--unseen-tags {unseen_tags}: use warn or refuse")
         if unseen_tags == "refuse":
@@ -95,9 +124,19 @@ def register(app: typer.Typer) -> None:
         known = (*INPUT_FORMATS, *RAW_TEXT)
         if input_format is not None and input_format not in known:
             raise ArcwiseError(f"--input {input_format}: use one of {', '.join(known)}")
+        if output_format not in OUTPUT_FORMATS:
+            raise ArcwiseError(f"--format {output_format}: use one of "
+                               f"{', '.join(OUTPUT_FORMATS)}")
+        use_device(device)  # before any model is built, here or in the workers
+        if corpus:
+            return _parse_corpus(model, sources, output, input_format, output_format,
+                                 resume, rerun, single_root, trace, workers)
+        source = sources[0]
+        if output_format == "parquet" and output == "-":
+            raise ArcwiseError("--format parquet: give -o a file (Parquet is not written to "
+                               "standard output)")
         # an explicit --input conllu is never sniffed: CoNLL-U, or CoNLL-X by the extension
         format = (format_of(source) or "conllu") if input_format == "conllu" else input_format
-        use_device(device)  # before any model is built, here or in the workers
         # in processes, only the workers build the model: this one reads its metadata
         parser = InProcesses(model, workers) if workers > 1 else arcwise.load(model)
         if format in RAW_TEXT and not has_tokenizer(parser):
@@ -107,8 +146,10 @@ def register(app: typer.Typer) -> None:
         with _progress(source != "-" and sys.stderr.isatty(), source) as progress, \
                 annotator(parser, workers) as parsing:
             try:
-                parsing.parse_file(source, output, format=format, single_root=single_root,
-                                   progress=progress, trace=trace)
+                with (contextlib.nullcontext(output) if output_format == "conllu" else
+                      output_stream(output, output_format, os.path.basename(source))) as out:
+                    parsing.parse_file(source, out, format=format, single_root=single_root,
+                                       progress=progress, trace=trace)
             except BrokenPipeError:  # whoever read our stdout has gone (`| head`): stop quietly
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 raise typer.Exit(1) from None
@@ -138,3 +179,57 @@ def _progress(show: bool, source: str):
             bar.update(task, rate=f"({done / seconds:,.0f}/s)" if seconds else "")
 
         yield progress
+
+
+def _parse_corpus(model: str, sources: list[str], outdir: str, input_format: str | None,
+                  output_format: str, resume: bool, rerun: bool, single_root: bool | None,
+                  trace: bool, workers: int) -> None:
+    """`arcwise parse IN [IN ...] -o OUTDIR`: `arcwise.pipeline.corpus.corpus_parse`, with a
+    progress bar (files, sentences, sentences/s) when stderr is a terminal and a summary."""
+    from rich.console import Console
+
+    from arcwise.core.errors import ArcwiseError
+    from arcwise.pipeline.corpus import corpus_parse
+
+    if outdir == "-":
+        raise ArcwiseError("several inputs (or --resume, --rerun) need -o OUTDIR, a folder")
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    with _corpus_progress(sys.stderr.isatty()) as (on_start, on_file, progress):
+        run = corpus_parse(model, sources, outdir, input_format=input_format,
+                           output_format=output_format, workers=workers, resume=resume,
+                           rerun=rerun, single_root=single_root, trace=trace,
+                           progress=progress, on_start=on_start, on_file=on_file)
+    skipped = f", {len(run.skipped)} finished before" if run.skipped else ""
+    err.print(f"parsed {len(run.parsed)} files ({run.sentences:,} sentences) into "
+              f"{outdir}{skipped}")
+
+
+@contextlib.contextmanager
+def _corpus_progress(show: bool):
+    """(on_start, on_file, progress) callbacks drawing a rich bar of files on stderr, with
+    sentences and sentences/s; (None, None, None) when not shown."""
+    if not show:
+        yield None, None, None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("parsing"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),
+               TextColumn("{task.fields[sentences]:,} sentences {task.fields[rate]}"),
+               TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task("files", total=None, sentences=0, rate="")
+
+        def on_start(todo: int, finished: int) -> None:
+            bar.update(task, total=todo)
+
+        def on_file(name: str, sentences: int) -> None:
+            bar.advance(task, 1)
+
+        def progress(k: int) -> None:
+            done = bar.tasks[task].fields["sentences"] + k
+            seconds = bar.tasks[task].elapsed
+            bar.update(task, sentences=done,
+                       rate=f"({done / seconds:,.0f}/s)" if seconds else "")
+
+        yield on_start, on_file, progress

@@ -12,6 +12,7 @@ EXTRAS = {
     "serve": "FastAPI and uvicorn (arcwise serve)",
     "eval": "the CoNLL 2018 shared task's scorer (udtools)",
     "experiments": "dask (arcwise experiment, stacking's folds side by side)",
+    "corpus": "pyarrow (arcwise parse --format parquet)",
     "report": "matplotlib (figures of reports and experiments)",
     "spacy": "spaCy (Document.to_spacy)",
 }

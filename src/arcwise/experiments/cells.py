@@ -31,7 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from arcwise.core.errors import ArcwiseError
-from arcwise.experiments.grid import SPLITS, Configuration, Grid, treebank_files
+from arcwise.experiments.grid import (
+    PATH_OPTIONS,
+    SPLITS,
+    Configuration,
+    Grid,
+    absolute,
+    treebank_files,
+)
 
 FORMAT = 2
 
@@ -214,8 +221,12 @@ def save_result(directory: str | Path, result: dict[str, Any]) -> Path:
 def check_cached(cell: Cell, result: dict[str, Any]) -> None:
     """ArcwiseError if a cached result under the cell's key was trained differently
     (the grid changed a configuration but kept its name)."""
-    stored = result["cell"]["config"]
+    stored = dict(result["cell"]["config"])
     wanted = cell.config.to_dict()
+    if isinstance(stored.get("options"), dict):  # a file option cached as the relative path
+        stored["options"] = {  # of an older run (from the folder this one runs in)
+            k: str(absolute(v)) if k in PATH_OPTIONS and isinstance(v, str) else v
+            for k, v in stored["options"].items()}
     for field in ("system", "oracle", "bound", "options"):
         if stored.get(field) != wanted[field]:
             raise ArcwiseError(

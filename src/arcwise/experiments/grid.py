@@ -54,6 +54,7 @@ test.  Every problem is reported as one line naming the grid file.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -66,6 +67,8 @@ SPLITS = ("train", "dev", "test")
 DEFAULT_EPOCHS = "default"  # epochs = "default": `arcwise.training.epochs.default_epochs` per cell
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+:._-]*$")  # also a part of a file name
 # train() arguments a cell sets itself; a configuration's options may not name them
+# options that name a file (a vectors file): relative to the grid file, made absolute
+PATH_OPTIONS = frozenset({"embeddings"})
 CELL_ARGUMENTS = frozenset({"system", "train_sentences", "dev_sentences", "oracle", "bound",
                             "epochs", "seed", "progress", "guide", "dev_guide", "table"})
 
@@ -267,17 +270,25 @@ def parse(raw: dict[str, Any], path: Path, data: str | Path | None = None) -> Gr
         tables.append(Table(check.string(entry["title"], f"{where}: title"), tuple(columns),
                             paper(entry, where), statistics, arc_shares))
 
+    # every path absolute here, on the client: a cell's files travel to workers (a Dask
+    # cluster's) that may run in another folder
     if data is not None:
-        root = Path(data)
+        root = absolute(data)
     elif "data" in raw:
-        root = Path(check.string(raw["data"], "data"))
-        root = root if root.is_absolute() else path.parent / root
+        root = absolute(path.parent / check.string(raw["data"], "data"))
     else:
         root = None
     return Grid(path=path, title=check.string(raw.get("title", path.stem), "title"),
                 data=root, treebanks=treebanks, configurations=tuple(configurations),
                 seeds=seeds, epochs=epochs, limits=dict(limits), contrasts=tuple(contrasts),
                 tables=tuple(tables), papers=papers, choices=tuple(choices))
+
+
+def absolute(path: str | Path) -> Path:
+    """`path` made absolute against this process's working directory, ``..`` folded away
+    (symbolic links kept): what a worker in another folder, or on another machine that
+    mounts the data at the same place, can open."""
+    return Path(os.path.abspath(path))
 
 
 def on_treebanks(grid: Grid, treebanks: list[str]) -> Grid:
@@ -446,10 +457,9 @@ class _Checker:
         where = f"configuration {name!r}"
         if reserved := sorted(CELL_ARGUMENTS & options.keys()):
             raise self.error(f"{where}: option {reserved[0]!r} is set by the grid, not by options")
-        if "embeddings" in options:  # a vectors file, relative to the grid file as `data` is
-            vectors = Path(self.string(options["embeddings"], f"{where}: embeddings"))
-            options["embeddings"] = str(vectors if vectors.is_absolute()
-                                        else self.path.parent / vectors)
+        for option in PATH_OPTIONS.intersection(options):  # relative to the grid file, as data
+            given = self.string(options[option], f"{where}: {option}")
+            options[option] = str(absolute(self.path.parent / given))
         try:
             check_options(system, oracle=oracle, bound=bound, **options)
         except TypeError:

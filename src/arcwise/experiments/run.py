@@ -25,7 +25,7 @@ from arcwise.experiments.cells import (
     save_result,
     source_revision,
 )
-from arcwise.experiments.grid import Grid
+from arcwise.experiments.grid import Grid, absolute
 from arcwise.io.atomic import made_folder
 
 
@@ -73,7 +73,7 @@ def run_grid(grid: Grid, results_dir: str | Path, *, workers: int = 2, dask: Any
     results_dir (local pool of `workers` processes, or the Dask scheduler `dask`: address
     or Client).  on_start(todo, finished count) before training, on_result(result) after
     each cell is saved.  The outcome's results: every finished cell of the grid."""
-    results_dir = Path(results_dir)
+    results_dir = absolute(results_dir)  # a working folder changed meanwhile changes nothing
     cells, todo, cached = plan(grid, results_dir, rerun, select)
     if todo:
         revision = revision or source_revision()

@@ -12,6 +12,7 @@ it all, tokenizer and Python included.  The output is the one `parse_file` write
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import warnings
@@ -145,6 +146,17 @@ class InProcesses:
 
         return conllu.write(output, annotated())
 
+    def parsed_texts(self, files: Iterable[tuple[str, str | None]], *,
+                     single_root: bool | None = None, trace: bool = False
+                     ) -> Iterator[tuple[str, int]]:
+        """(the CoNLL-U text, the sentence count) that the model's ``parse_file`` writes for
+        each (path, format) of `files`, a whole file per task, in the files' order: many
+        small files side by side (`arcwise.pipeline.corpus`).  The text comes back to this
+        process, which writes it: a worker killed (or a signal) leaves no file behind."""
+        if self._pool is None:
+            raise RuntimeError("InProcesses.parsed_texts outside its with block")
+        yield from self._in_order(_parsed_file, iter(files), single_root, trace)
+
     def _in_order(self, work: Callable, chunks: Iterable[list], *arguments: Any
                   ) -> Iterator[list[Sentence]]:
         """work(chunk, *arguments) of each chunk, done by the workers, in the chunks' order."""
@@ -221,10 +233,29 @@ def _annotated_sentences(sentences: list[Sentence], single_root: bool, trace: bo
     """(the sentences annotated, the (category, message) of each warning on the way: the
     main process shows them)."""
     _ready()
+    return _warnings_kept(_model.annotate, sentences, single_root=single_root, trace=trace)
+
+
+def _parsed_file(file: tuple[str, str | None], single_root: bool | None, trace: bool
+                 ) -> tuple[tuple[str, int], list[tuple[type[Warning], str]]]:
+    """((the CoNLL-U text ``parse_file`` writes for (path, format), its sentence count),
+    the warnings on the way)."""
+    _ready()
+    path, format = file
+    out = io.StringIO(newline="")
+    count, warned = _warnings_kept(_model.parse_file, path, out, format=format,
+                                   single_root=single_root, trace=trace)
+    return (out.getvalue(), count), warned
+
+
+def _warnings_kept(work: Callable, *arguments: Any, **options: Any
+                   ) -> tuple[Any, list[tuple[type[Warning], str]]]:
+    """(work(*arguments, **options), the (category, message) of each warning on the way:
+    the main process shows them)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        annotated = _model.annotate(sentences, single_root=single_root, trace=trace)
-    return annotated, [(w.category, str(w.message)) for w in caught]
+        result = work(*arguments, **options)
+    return result, [(w.category, str(w.message)) for w in caught]
 
 
 def _annotated_paragraphs(paragraphs: list[tuple[str, int, str]], single_root: bool,
