@@ -69,10 +69,19 @@ def register(app: typer.Typer) -> None:
             "refuse (exit 2).",
         ),
         workers: int = typer.Option(
-            1, "--workers", "-j", min=1,
+            None, "--workers", "-j", min=1,
             help="Processes that annotate the input side by side, one thread each (the "
-            "model loaded in each); the output is the same, in the input's order. 1: one "
-            "process, whose compiled loops use every core.",
+            "model loaded in each); the output is the same, in the input's order. 1 (the "
+            "default): one process, whose compiled loops use every core.",
+            show_default=False,
+        ),
+        dask: str = typer.Option(
+            None, "--dask", metavar="ADDRESS",
+            help="With OUTDIR: parse the files on the Dask distributed scheduler at ADDRESS "
+            "(tcp://HOST:8786), whose workers see the model and the inputs at the same "
+            "paths and load the model once each; this process writes every output (needs "
+            "the experiments extra).  Not with --workers.",
+            show_default=False,
         ),
         device: str = typer.Option(
             "cpu", "--device",
@@ -127,10 +136,15 @@ def register(app: typer.Typer) -> None:
         if output_format not in OUTPUT_FORMATS:
             raise ArcwiseError(f"--format {output_format}: use one of "
                                f"{', '.join(OUTPUT_FORMATS)}")
+        if dask is not None and workers is not None:
+            raise ArcwiseError("give --dask or --workers, not both")
+        if dask is not None and not corpus:
+            raise ArcwiseError("--dask parses a corpus: give -o OUTDIR, a folder (ending in /)")
         use_device(device)  # before any model is built, here or in the workers
         if corpus:
             return _parse_corpus(model, sources, output, input_format, output_format,
-                                 resume, rerun, single_root, trace, workers)
+                                 resume, rerun, single_root, trace, workers or 1, dask)
+        workers = workers or 1
         source = sources[0]
         if output_format == "parquet" and output == "-":
             raise ArcwiseError("--format parquet: give -o a file (Parquet is not written to "
@@ -183,7 +197,7 @@ def _progress(show: bool, source: str):
 
 def _parse_corpus(model: str, sources: list[str], outdir: str, input_format: str | None,
                   output_format: str, resume: bool, rerun: bool, single_root: bool | None,
-                  trace: bool, workers: int) -> None:
+                  trace: bool, workers: int, dask: str | None = None) -> None:
     """`arcwise parse IN [IN ...] -o OUTDIR`: `arcwise.pipeline.corpus.corpus_parse`, with a
     progress bar (files, sentences, sentences/s) when stderr is a terminal and a summary."""
     from rich.console import Console
@@ -196,7 +210,7 @@ def _parse_corpus(model: str, sources: list[str], outdir: str, input_format: str
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     with _corpus_progress(sys.stderr.isatty()) as (on_start, on_file, progress):
         run = corpus_parse(model, sources, outdir, input_format=input_format,
-                           output_format=output_format, workers=workers, resume=resume,
+                           output_format=output_format, workers=workers, dask=dask, resume=resume,
                            rerun=rerun, single_root=single_root, trace=trace,
                            progress=progress, on_start=on_start, on_file=on_file)
     skipped = f", {len(run.skipped)} finished before" if run.skipped else ""

@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -62,7 +63,7 @@ class CorpusRun:
 
 def corpus_parse(model: Any, sources: Sequence[str | os.PathLike], outdir: str | os.PathLike,
                  *, input_format: str | None = None, output_format: str = "conllu",
-                 workers: int = 1, resume: bool = False, rerun: bool = False,
+                 workers: int = 1, dask: Any = None, resume: bool = False, rerun: bool = False,
                  single_root: bool | None = None, trace: bool = False,
                  progress: Callable[[int], Any] | None = None,
                  on_start: Callable[[int, int], Any] | None = None,
@@ -86,6 +87,8 @@ def corpus_parse(model: Any, sources: Sequence[str | os.PathLike], outdir: str |
         raise ArcwiseError("give --resume or --rerun, not both")
     if workers < 1:
         raise ArcwiseError(f"--workers {workers}: use 1 or more")
+    if dask is not None and workers != 1:
+        raise ArcwiseError("give --dask or --workers, not both")
     outdir = os.fspath(outdir)
     check_output(outdir, [], folder=True)  # something there that is not a folder: refused
     model_file = located(model) if isinstance(model, (str, os.PathLike)) else None
@@ -128,8 +131,8 @@ def corpus_parse(model: Any, sources: Sequence[str | os.PathLike], outdir: str |
 
     try:
         if todo:
-            _parse(model_file or model, todo, workers, input_format, output_format, single_root, trace,
-                   progress, target, done)
+            _parse(model_file or model, todo, workers, dask, identity["model"], input_format,
+                   output_format, single_root, trace, progress, target, done)
     except Exception:  # a bad input: the outputs finished so far stay recorded
         if run.parsed:
             manifest.save()
@@ -138,11 +141,15 @@ def corpus_parse(model: Any, sources: Sequence[str | os.PathLike], outdir: str |
     return run
 
 
-def _parse(model: Any, todo: list[tuple[Input, str]], workers: int, input_format: str | None,
-           output_format: str, single_root: bool | None, trace: bool,
+def _parse(model: Any, todo: list[tuple[Input, str]], workers: int, dask: Any, model_sha: str,
+           input_format: str | None, output_format: str, single_root: bool | None, trace: bool,
            progress: Callable[[int], Any] | None, target: Callable[[str], str],
            done: Callable[[Input, str, os.stat_result, int], Any]) -> None:
     """Parse each (input, output name) of `todo`, calling done(...) after each output."""
+    if dask is not None:
+        _parse_on_dask(model, todo, dask, model_sha, input_format, output_format, single_root,
+                       trace, progress, target, done)
+        return
     if workers > 1:
         parser: Any = InProcesses(model, workers)
     else:
@@ -150,8 +157,8 @@ def _parse(model: Any, todo: list[tuple[Input, str]], workers: int, input_format
     if input_format in RAW_TEXT and not has_tokenizer(parser):
         raise ArcwiseError(f"--input {input_format}: {NO_TOKENIZER}")
 
-    def format_of_file(file: Input) -> str | None:  # as `arcwise parse` decides for one file
-        return (format_of(file.path) or "conllu") if input_format == "conllu" else input_format
+    def format_of_file(file: Input) -> str | None:
+        return _format_of_file(file, input_format)
 
     def one_by_one(files: list[tuple[Input, str]], parsing: Any) -> None:
         for file, name in files:
@@ -177,6 +184,48 @@ def _parse(model: Any, todo: list[tuple[Input, str]], workers: int, input_format
                 progress(count)
             done(file, name, seen[file.path], count)
         one_by_one([(f, n) for f, n in todo if f.size >= LARGE_FILE], parsing)
+
+
+def _parse_on_dask(model: Any, todo: list[tuple[Input, str]], address: Any, model_sha: str,
+                   input_format: str | None, output_format: str, single_root: bool | None,
+                   trace: bool, progress: Callable[[int], Any] | None,
+                   target: Callable[[str], str],
+                   done: Callable[[Input, str, os.stat_result, int], Any]) -> None:
+    """`_parse` on the Dask scheduler at `address` (or a Client): every file a task
+    (`arcwise.pipeline.on_dask`), written here as it comes back."""
+    from arcwise.pipeline import on_dask
+
+    reads_text = (InProcesses(model, 1).reads_text if isinstance(model, (str, os.PathLike))
+                  else has_tokenizer(model))
+    if input_format in RAW_TEXT and not reads_text:
+        raise ArcwiseError(f"--input {input_format}: {NO_TOKENIZER}")
+    client, made = on_dask.client_of(address)
+    try:
+        files = {name: file for file, name in todo}
+        seen = {file.path: os.stat(file.path) for file, _ in todo}
+        shown: set[type[Warning]] = set()
+        for name, text, count, warned in on_dask.parsed_texts(
+                client, model, model_sha,
+                ((name, os.path.abspath(file.path), _format_of_file(file, input_format))
+                 for file, name in todo), single_root, trace):
+            for category, message in warned:  # once here, though each worker warns
+                if category not in shown:
+                    shown.add(category)
+                    warnings.warn(category(message), stacklevel=2)
+            file = files[name]
+            with output_stream(target(name), output_format, file.relative) as out:
+                out.write(text)
+            if progress is not None:
+                progress(count)
+            done(file, name, seen[file.path], count)
+    finally:
+        if made:
+            client.close()
+
+
+def _format_of_file(file: Input, input_format: str | None) -> str | None:
+    """The format `arcwise parse` reads this file in, alone (None: its default)."""
+    return (format_of(file.path) or "conllu") if input_format == "conllu" else input_format
 
 
 @contextmanager

@@ -1,0 +1,112 @@
+"""A corpus parsed on a Dask distributed cluster (`arcwise parse IN... -o OUTDIR --dask
+ADDRESS`; ``corpus_parse(..., dask=ADDRESS)``, `arcwise.pipeline.corpus`).
+
+Each task parses one whole file (`parsed_text`) and returns its text and sentence count;
+this process writes every output, as results come (`as_completed`).  Each worker loads
+the model once and keeps it (`_worker_model`, keyed by the model's SHA-256): from the
+model file's absolute path (the workers must see it at the same path, as they see the
+inputs), or from a loaded model's arrays, scattered to every worker once.  A worker that
+dies mid-task has its task run again by the scheduler on another worker; since only this
+process writes, no output is lost or written twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import threading
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from arcwise.core.errors import ArcwiseError
+from arcwise.core.extras import required
+
+CONNECT_SECONDS = 10  # an unreachable scheduler is an error after this long
+
+_models: dict[str, Any] = {}  # a worker's models, as pipelines, by SHA-256
+_lock = threading.Lock()  # a worker's threads load a model once, and parse one at a time
+
+
+def client_of(address: Any) -> tuple[Any, bool]:
+    """(a `dask.distributed.Client` of the scheduler at `address` (or `address` itself, a
+    Client), whether this function made it: the caller closes it then).  Dask missing: the
+    extras line; a scheduler that does not answer: one line naming its address."""
+    required("distributed", "experiments", "arcwise parse --dask")
+    from dask.distributed import Client
+
+    if isinstance(address, Client):
+        return address, False
+    try:
+        return Client(address, timeout=CONNECT_SECONDS, set_as_default=False), True
+    except (OSError, TimeoutError, ValueError) as error:
+        why = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ArcwiseError(f"--dask {address}: no Dask scheduler answers there ({why})"
+                           ) from None
+
+
+def parsed_texts(client: Any, model: Any, identity: str,
+                 files: Iterable[tuple[str, str, str | None]], single_root: bool | None,
+                 trace: bool) -> Iterator[tuple[str, str, int, list[tuple[type[Warning], str]]]]:
+    """(name, the text ``parse_file`` writes for the file, its sentence count, the warnings
+    on the way) for each (name, absolute path, format) of `files`, as they finish.
+    `model`: a model file's path, or a loaded model (a parser or a pipeline)."""
+    from dask.distributed import KilledWorker, as_completed
+
+    from arcwise.pipeline.pipeline import Pipeline
+
+    if isinstance(model, (str, os.PathLike)):
+        source: Any = os.path.abspath(model)
+    else:
+        [source] = client.scatter([Pipeline.of(model).saved()], broadcast=True, hash=False)
+    futures = {}
+    for name, path, format in files:
+        key = hashlib.sha256(f"{identity}\0{path}\0{name}".encode()).hexdigest()[:20]
+        futures[client.submit(parsed_text, identity, source, path, format, single_root,
+                              trace, pure=False, key=f"arcwise-parse-{key}")] = name
+    try:
+        for future in as_completed(futures, loop=client.loop):
+            try:
+                text, count, warned = future.result()
+            except KilledWorker:  # the workers given this file died, each time
+                raise ArcwiseError(f"the Dask workers parsing {futures[future]} died, "
+                                   "each time it was tried") from None
+            yield futures[future], text, count, warned
+            future.release()
+    finally:
+        client.cancel(list(futures))
+
+
+# --- on the workers --------------------------------------------------------------------
+
+def parsed_text(identity: str, source: Any, path: str, format: str | None,
+                single_root: bool | None, trace: bool
+                ) -> tuple[str, int, list[tuple[type[Warning], str]]]:
+    """(the text ``parse_file`` writes for `path`, its sentence count, the warnings on the
+    way), with the worker's model `identity` (loaded from `source` the first time)."""
+    from arcwise.pipeline.in_processes import _warnings_kept
+
+    with _lock:
+        model = _worker_model(identity, source)
+        out = io.StringIO(newline="")
+        count, warned = _warnings_kept(model.parse_file, path, out, format=format,
+                                       single_root=single_root, trace=trace)
+    return out.getvalue(), count, warned
+
+
+def _worker_model(identity: str, source: Any) -> Any:
+    """The worker's model `identity`, loaded once from `source` (a model file's path, or a
+    model's (arrays, metadata)) and kept."""
+    model = _models.get(identity)
+    if model is None:
+        from arcwise.models.kinds import from_saved, load
+        from arcwise.pipeline.pipeline import Pipeline
+
+        model = Pipeline.of(load(source) if isinstance(source, str)
+                            else from_saved(*source, "model"))
+        _models.clear()  # another model's run is over: one model kept at a time
+        _models[identity] = model
+    return model
+
+
+__all__ = ["CONNECT_SECONDS", "client_of", "parsed_text", "parsed_texts"]
