@@ -45,13 +45,17 @@ def outputs_of(outdir: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def forty(tmp_path_factory, tiny_pipeline_model):  # noqa: F811
-    """(model, in/ with 40 CoNLL-U files in 4 folders, the outputs of `--workers 1`)."""
+    """(model, in/ with 40 files in 4 folders, CoNLL-U and one raw text, the outputs of
+    `--workers 1`)."""
     tmp = tmp_path_factory.mktemp("dask-corpus")
     _, dev = train_and_dev(0, 4 * FILES)
     for k in range(FILES):
         folder = tmp / "in" / f"part{k % 4}"
         folder.mkdir(parents=True, exist_ok=True)
         conllu.write(folder / f"f{k:02}.conllu", dev[4 * k:4 * k + 4])
+    (tmp / "in" / "part0" / "f00.conllu").unlink()  # raw text: paragraphs of two sentences
+    (tmp / "in" / "part0" / "f00.txt").write_text("\n\n".join(
+        " ".join(a.form + b.form) for a, b in zip(dev[0:16:2], dev[1:16:2])) + "\n")
     with warnings.catch_warnings():  # the tiny model has not seen EWT's X tags
         warnings.simplefilter("ignore")
         corpus_parse(tiny_pipeline_model, [tmp / "in"], tmp / "alone", workers=1)
@@ -82,6 +86,22 @@ def test_forty_files_on_a_dask_cluster_are_those_of_one_worker(forty, cluster, t
     assert outputs_of(out) == alone
     assert f"parsed {FILES} files" in err
     assert not [p for p in out.rglob(".*") if p.is_file()]  # no temporary file
+
+
+def test_large_files_are_shared_in_chunks_with_the_same_output(forty, cluster, tmp_path,
+                                                                monkeypatch, bounded):
+    """Every file "large" and chunks of a few words: each file's chunks are tasks."""
+    from arcwise.pipeline import corpus, in_processes
+
+    monkeypatch.setattr(corpus, "LARGE_FILE", 0)
+    monkeypatch.setattr(in_processes, "CHUNK_WORDS", 30)
+    monkeypatch.setattr(in_processes, "CHUNK_CHARACTERS", 150)
+    model, inputs, alone = forty
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = corpus_parse(model, [inputs], tmp_path / "out", dask=cluster.scheduler_address)
+    assert len(run.parsed) == FILES
+    assert outputs_of(tmp_path / "out") == alone
 
 
 def test_a_worker_killed_mid_run_loses_and_repeats_nothing(forty, cluster, tmp_path, bounded):

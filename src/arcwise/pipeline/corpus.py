@@ -191,8 +191,8 @@ def _parse_on_dask(model: Any, todo: list[tuple[Input, str]], address: Any, mode
                    trace: bool, progress: Callable[[int], Any] | None,
                    target: Callable[[str], str],
                    done: Callable[[Input, str, os.stat_result, int], Any]) -> None:
-    """`_parse` on the Dask scheduler at `address` (or a Client): every file a task
-    (`arcwise.pipeline.on_dask`), written here as it comes back."""
+    """`_parse` on the Dask scheduler at `address` (or a Client): every small file a task,
+    a large file's chunks tasks (`arcwise.pipeline.on_dask`), written here."""
     from arcwise.pipeline import on_dask
 
     reads_text = (InProcesses(model, 1).reads_text if isinstance(model, (str, os.PathLike))
@@ -201,13 +201,15 @@ def _parse_on_dask(model: Any, todo: list[tuple[Input, str]], address: Any, mode
         raise ArcwiseError(f"--input {input_format}: {NO_TOKENIZER}")
     client, made = on_dask.client_of(address)
     try:
-        files = {name: file for file, name in todo}
-        seen = {file.path: os.stat(file.path) for file, _ in todo}
+        source = on_dask.model_source(client, model)
+        small = [(f, n) for f, n in todo if f.size < LARGE_FILE]
+        files = {name: file for file, name in small}
+        seen = {file.path: os.stat(file.path) for file, _ in small}
         shown: set[type[Warning]] = set()
         for name, text, count, warned in on_dask.parsed_texts(
-                client, model, model_sha,
+                client, source, model_sha,
                 ((name, os.path.abspath(file.path), _format_of_file(file, input_format))
-                 for file, name in todo), single_root, trace):
+                 for file, name in small), single_root, trace):
             for category, message in warned:  # once here, though each worker warns
                 if category not in shown:
                     shown.add(category)
@@ -218,6 +220,16 @@ def _parse_on_dask(model: Any, todo: list[tuple[Input, str]], address: Any, mode
             if progress is not None:
                 progress(count)
             done(file, name, seen[file.path], count)
+        with on_dask.OnDask(client, model, source, model_sha) as parsing:
+            for file, name in todo:
+                if file.size >= LARGE_FILE:
+                    stat = os.stat(file.path)
+                    with output_stream(target(name), output_format, file.relative) as out:
+                        count = parsing.parse_file(file.path, out,
+                                                   format=_format_of_file(file, input_format),
+                                                   single_root=single_root, progress=progress,
+                                                   trace=trace)
+                    done(file, name, stat, count)
     finally:
         if made:
             client.close()

@@ -2,7 +2,9 @@
 ADDRESS`; ``corpus_parse(..., dask=ADDRESS)``, `arcwise.pipeline.corpus`).
 
 Each task parses one whole file (`parsed_text`) and returns its text and sentence count;
-this process writes every output, as results come (`as_completed`).  Each worker loads
+this process writes every output, as results come (`as_completed`).  A large file is read
+here and its chunks (paragraphs or sentences) are the tasks (`OnDask`), as with local
+workers.  Each worker loads
 the model once and keeps it (`_worker_model`, keyed by the model's SHA-256): from the
 model file's absolute path (the workers must see it at the same path, as they see the
 inputs), or from a loaded model's arrays, scattered to every worker once.  A worker that
@@ -21,6 +23,7 @@ from typing import Any
 
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.extras import required
+from arcwise.pipeline.in_processes import InProcesses
 
 CONNECT_SECONDS = 10  # an unreachable scheduler is an error after this long
 
@@ -45,20 +48,57 @@ def client_of(address: Any) -> tuple[Any, bool]:
                            ) from None
 
 
-def parsed_texts(client: Any, model: Any, identity: str,
-                 files: Iterable[tuple[str, str, str | None]], single_root: bool | None,
-                 trace: bool) -> Iterator[tuple[str, str, int, list[tuple[type[Warning], str]]]]:
-    """(name, the text ``parse_file`` writes for the file, its sentence count, the warnings
-    on the way) for each (name, absolute path, format) of `files`, as they finish.
-    `model`: a model file's path, or a loaded model (a parser or a pipeline)."""
-    from dask.distributed import KilledWorker, as_completed
-
+def model_source(client: Any, model: Any) -> Any:
+    """What the workers load `model` from: a model file's absolute path, or a loaded
+    model's (arrays, metadata) scattered to every worker (a Dask future)."""
     from arcwise.pipeline.pipeline import Pipeline
 
     if isinstance(model, (str, os.PathLike)):
-        source: Any = os.path.abspath(model)
-    else:
-        [source] = client.scatter([Pipeline.of(model).saved()], broadcast=True, hash=False)
+        return os.path.abspath(model)
+    [source] = client.scatter([Pipeline.of(model).saved()], broadcast=True, hash=False)
+    return source
+
+
+class OnDask(InProcesses):
+    """`InProcesses` whose chunks are tasks on a Dask cluster: a large file's paragraphs or
+    sentences shared by every worker, the output written here in the input's order.  Use
+    it as a context manager, as `InProcesses`."""
+
+    def __init__(self, client: Any, model: Any, source: Any, identity: str):
+        super().__init__(model, max(1, len(client.scheduler_info()["workers"])))
+        self._client, self._source, self._identity = client, source, identity
+
+    def __enter__(self) -> OnDask:
+        self._pool = self
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self._pool = None
+
+    def parse_file(self, input: Any, output: Any, **options: Any) -> int:
+        """As `InProcesses.parse_file`; workers that kept dying: one line."""
+        from dask.distributed import KilledWorker
+
+        try:
+            return super().parse_file(input, output, **options)
+        except KilledWorker:
+            raise ArcwiseError(f"the Dask workers parsing a chunk of {os.fspath(input)} died, "
+                               "each time it was tried") from None
+
+    def submit(self, work: Any, chunk: list, *arguments: Any) -> Any:
+        """work(chunk, *arguments) on a worker, with its model (as the pool's workers)."""
+        return self._client.submit(_with_model, self._identity, self._source, work, chunk,
+                                   *arguments, pure=False)
+
+
+def parsed_texts(client: Any, source: Any, identity: str,
+                 files: Iterable[tuple[str, str, str | None]], single_root: bool | None,
+                 trace: bool) -> Iterator[tuple[str, str, int, list[tuple[type[Warning], str]]]]:
+    """(name, the text ``parse_file`` writes for the file, its sentence count, the warnings
+    on the way) for each (name, absolute path, format) of `files`, as they finish, parsed
+    with the model of `model_source`."""
+    from dask.distributed import KilledWorker, as_completed
+
     futures = {}
     for name, path, format in files:
         key = hashlib.sha256(f"{identity}\0{path}\0{name}".encode()).hexdigest()[:20]
@@ -94,6 +134,16 @@ def parsed_text(identity: str, source: Any, path: str, format: str | None,
     return out.getvalue(), count, warned
 
 
+def _with_model(identity: str, source: Any, work: Any, chunk: list, *arguments: Any) -> Any:
+    """work(chunk, *arguments), a function of `arcwise.pipeline.in_processes`'s workers,
+    with the worker's model `identity`."""
+    from arcwise.pipeline import in_processes
+
+    with _lock:
+        in_processes._model = _worker_model(identity, source)
+        return work(chunk, *arguments)
+
+
 def _worker_model(identity: str, source: Any) -> Any:
     """The worker's model `identity`, loaded once from `source` (a model file's path, or a
     model's (arrays, metadata)) and kept."""
@@ -109,4 +159,5 @@ def _worker_model(identity: str, source: Any) -> Any:
     return model
 
 
-__all__ = ["CONNECT_SECONDS", "client_of", "parsed_text", "parsed_texts"]
+__all__ = ["CONNECT_SECONDS", "OnDask", "client_of", "model_source", "parsed_text",
+           "parsed_texts"]
