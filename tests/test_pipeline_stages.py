@@ -9,6 +9,7 @@ import pytest
 
 import arcwise
 from arcwise.pipeline import pipeline as pipeline_module
+from arcwise.pipeline import training  # imported before any test patches COMPONENTS, which it binds
 from arcwise.pipeline.pipeline import COMPONENTS, Pipeline
 from arcwise.pipeline.stages import STAGES, StageEntry
 from tests.ewt import train_and_dev
@@ -75,8 +76,6 @@ def test_an_unknown_stage_is_refused():
 
 
 def test_a_registered_stage_trains_with_the_pipeline(with_lowercaser, monkeypatch):
-    from arcwise.pipeline import training
-
     monkeypatch.setattr(training, "COMPONENTS", pipeline_module.COMPONENTS)
     monkeypatch.setattr(training, "STAGES", pipeline_module.STAGES)
     sentences, _ = train_and_dev(10, 0)
