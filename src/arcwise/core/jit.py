@@ -11,7 +11,13 @@ this `njit` compiles its functions for the arguments' plain types (``int64``); n
 overloads (``np.zeros(3)``) still see literals.
 
 Nor does it build the C-callable wrapper numba makes for every function (for first-class
-function use, which arcwise never makes): ``no_cfunc_wrapper``.
+function use, which arcwise never makes): ``no_cfunc_wrapper``.  And a version compiled for
+a call from compiled code has no CPython wrapper (the code that unboxes Python arguments,
+calls the function and boxes its result), which only a call from Python uses: of the 92
+versions a first perceptron parse compiled, 58 had one and 3 needed it, and building,
+optimizing and compiling the wrappers to machine code was a fifth of the cold start
+(issue #40).  A call from Python to such a version compiles it again, with its wrapper
+(and so does one to such a version from numba's disk cache).
 
 A function that does need a literal (`numba.literally`) names that parameter in
 ``literal``: ``@njit(cache=True, literal=("system",))``.  Under NUMBA_DISABLE_JIT the
@@ -23,7 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from numba.core import config, types
+from numba.core import config, sigutils, types
+from numba.core.caching import NullCache
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 
 
@@ -39,7 +47,48 @@ class PlainArgumentsDispatcher(CPUDispatcher):
                      else types.unliteral(a) for i, a in enumerate(args))
         kws = {k: v if k in self.literal_parameters else types.unliteral(v)
                for k, v in kws.items()}
-        return super().get_call_template(args, kws)
+        chosen = self.targetoptions.get("no_cpython_wrapper")
+        self.targetoptions["no_cpython_wrapper"] = True
+        try:
+            return super().get_call_template(args, kws)
+        finally:
+            if chosen is None:
+                del self.targetoptions["no_cpython_wrapper"]
+            else:
+                self.targetoptions["no_cpython_wrapper"] = chosen
+
+    def compile(self, sig):
+        """The version for sig (compiled or loaded if missing); one that Python calls is
+        compiled again if it has no CPython wrapper."""
+        with global_compiler_lock:
+            entry_point = super().compile(sig)
+            if self.targetoptions.get("no_cpython_wrapper"):
+                return entry_point
+            args = tuple(sigutils.normalize_signature(sig)[0])
+            if has_python_wrapper(self.overloads[args]):
+                return entry_point
+            del self.overloads[args]
+            cache, self._cache = self._cache, NullCache()  # it holds the unwrapped one
+            try:
+                entry_point = super().compile(sig)
+            finally:
+                self._cache = cache
+            self._cache.save_overload(sig, self.overloads[args])
+            return entry_point
+
+    def add_overload(self, cres):
+        """numba's, except that a version without CPython wrapper stays out of the table
+        that calls from Python look in (`compile` wraps it when one comes)."""
+        if has_python_wrapper(cres):
+            super().add_overload(cres)
+        else:
+            self.overloads[tuple(cres.signature.args)] = cres
+
+
+def has_python_wrapper(cres) -> bool:
+    """Whether a compiled version (a numba compile result) can be called from Python."""
+    return cres.objectmode or cres.library.get_pointer_to_function(
+        cres.fndesc.llvm_cpython_wrapper_name) != 0
 
 
 def njit(function: Callable | None = None, *, cache: bool = False,
