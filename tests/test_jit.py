@@ -81,6 +81,7 @@ def test_a_version_compiled_for_compiled_code_has_no_python_wrapper_until_python
     assert caller(4) == 9
     (unwrapped,) = twice.overloads.values()
     assert not has_python_wrapper(unwrapped)
+    assert not unwrapped.library._finalized  # no machine code of its own: caller's has it
     assert twice(4) == 8  # compiled again, with the wrapper
     (wrapped,) = twice.overloads.values()
     assert has_python_wrapper(wrapped) and twice(5) == 10
@@ -99,6 +100,11 @@ def twice(x):
 @njit(cache=True)
 def caller(x):
     return twice(x) + 1
+
+
+@njit(cache=True)
+def other_caller(x):
+    return twice(x) - 1
 '''
 
 FROM_PYTHON = '''
@@ -116,9 +122,10 @@ print(results, has_python_wrapper(twice), dict(kernels.twice.stats.cache_hits),
 
 @compiled_only
 def test_a_version_without_python_wrapper_from_the_disk_cache_is_compiled_again(tmp_path):
-    """`twice`, compiled for `caller` and cached without wrapper, then called from Python in
-    a fresh process: loaded, found unwrapped, compiled again with its wrapper and cached
-    so, which the next process loads."""
+    """`twice`, compiled for `caller` and cached without wrapper (as LLVM IR): a fresh
+    process links it from the cache into another caller; one that calls it from Python
+    loads it, finds it unwrapped and compiles it again with its wrapper, which it caches
+    for the next process."""
     (tmp_path / "kernels.py").write_text(CACHED_KERNELS)
     src = Path(arcwise.__file__).resolve().parents[1]
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
@@ -129,5 +136,6 @@ def test_a_version_without_python_wrapper_from_the_disk_cache_is_compiled_again(
                               check=True, capture_output=True, text=True).stdout.strip()
 
     assert run("caller") == "[9] False {} {(int64,): 1}"
+    assert run("other_caller") == "[7] False {(int64,): 1} {}"
     assert run("twice", "caller") == "[8, 9] True {(int64,): 1} {(int64,): 1}"
     assert run("twice") == "[8] True {(int64,): 1} {}"

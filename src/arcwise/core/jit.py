@@ -11,13 +11,19 @@ this `njit` compiles its functions for the arguments' plain types (``int64``); n
 overloads (``np.zeros(3)``) still see literals.
 
 Nor does it build the C-callable wrapper numba makes for every function (for first-class
-function use, which arcwise never makes): ``no_cfunc_wrapper``.  And a version compiled for
-a call from compiled code has no CPython wrapper (the code that unboxes Python arguments,
-calls the function and boxes its result), which only a call from Python uses: of the 92
-versions a first perceptron parse compiled, 58 had one and 3 needed it, and building,
-optimizing and compiling the wrappers to machine code was a fifth of the cold start
-(issue #40).  A call from Python to such a version compiles it again, with its wrapper
-(and so does one to such a version from numba's disk cache).
+function use, which arcwise never makes): ``no_cfunc_wrapper``.
+
+And a version compiled for a call from compiled code is only LLVM IR, which its callers
+link in: numba would give it a CPython wrapper (the code that unboxes Python arguments
+and boxes the result), optimize it with everything it calls and compile it to machine
+code, all for a call from Python that never comes, and then optimize and compile it again
+inside every caller.  Of the 92 versions a first perceptron parse compiled, 3 were called
+from Python: optimizing and compiling the other 89 (and their wrappers) at every level of
+the call tree was half of the cold start (issue #40).  Here they are optimized and
+compiled once, in the kernel Python calls.  A call from Python to such a version compiles
+it again, as numba would have; numba's disk cache keeps it as LLVM IR (bitcode).
+
+`overload` is numba's, its implementations compiled the same way.
 
 A function that does need a literal (`numba.literally`) names that parameter in
 ``literal``: ``@njit(cache=True, literal=("system",))``.  Under NUMBA_DISABLE_JIT the
@@ -29,10 +35,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import llvmlite.binding as llvm
+from numba import _dynfunc
 from numba.core import config, sigutils, types
 from numba.core.caching import NullCache
+from numba.core.codegen import JITCodeLibrary
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_lock import global_compiler_lock
+from numba.core.compiler_machinery import register_pass
 from numba.core.registry import CPUDispatcher
+from numba.core.typed_passes import NativeLowering
+from numba.extending import overload as numba_overload
 
 
 class PlainArgumentsDispatcher(CPUDispatcher):
@@ -91,6 +104,100 @@ def has_python_wrapper(cres) -> bool:
         cres.fndesc.llvm_cpython_wrapper_name) != 0
 
 
+class LinkedLibrary(JITCodeLibrary):
+    """A numba code library whose LLVM IR is optimized and compiled to machine code only
+    when its own machine code is asked for: a caller that links it (a `LinkedLibrary`
+    too) optimizes and compiles it with its own code."""
+
+    def add_linking_library(self, library):
+        if isinstance(library, LinkedLibrary):
+            self._linking_libraries.append(library)
+        else:
+            super().add_linking_library(library)
+
+    def _get_module_for_linking(self):
+        if self._finalized:
+            return super()._get_module_for_linking()
+        if self._shared_module is None:
+            module = self._final_module.clone()
+            for library in dict.fromkeys(self._linking_libraries):
+                self._reload_init.update(library._reload_init)
+                module.link_in(library._get_module_for_linking(), preserve=True)
+            for function in module.functions:
+                if not function.is_declaration and function.linkage == llvm.Linkage.external:
+                    function.linkage = "linkonce_odr"  # as numba's: the callers' copies merge
+            self._shared_module = module
+        return self._shared_module
+
+    def get_pointer_to_function(self, name):
+        if not self._finalized and not self._defines(name):
+            return 0
+        return super().get_pointer_to_function(name)
+
+    def _defines(self, name):
+        try:
+            return not self._final_module.get_function(name).is_declaration
+        except NameError:
+            return False
+
+    @property
+    def has_dynamic_globals(self):
+        if self._finalized:
+            return super().has_dynamic_globals
+        return any(variable.name.startswith("numba.dynamic.globals")
+                   for variable in self._get_module_for_linking().global_variables)
+
+    def serialize_using_object_code(self):
+        if self._finalized:
+            return super().serialize_using_object_code()
+        return self.name, "bitcode", self._get_module_for_linking().as_bitcode()
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class LinkedLowering(NativeLowering):
+    """numba's lowering into a `LinkedLibrary`; a version without CPython wrapper is
+    registered for its callers without being compiled to machine code."""
+
+    _name = "arcwise_linked_lowering"
+
+    def run_pass(self, state):
+        if state.library is None:
+            state.library = LinkedLibrary(state.targetctx.codegen(),
+                                          state.func_id.func_qualname)
+            state.library.enable_object_caching()
+        if (not state.flags.no_cpython_wrapper or state.flags.no_compile
+                or not isinstance(state.library, LinkedLibrary)):
+            return super().run_pass(state)
+        state.flags.no_compile = True
+        super().run_pass(state)
+        fndesc, environment = state.cr.fndesc, state.cr.env
+        # what numba's get_executable makes of a version without wrapper, compiled or not
+        key = _dynfunc.make_function(fndesc.lookup_module(), fndesc.qualname.split(".")[-1],
+                                     f"linked {fndesc.qualname}", 0, environment,
+                                     (state.library,))
+        state.targetctx.insert_user_function(key, fndesc, [state.library])
+        state.reload_init.extend(state.library._reload_init)
+        state["cr"] = state.cr._replace(cfunc=key)
+        return True
+
+
+class LinkingCompiler(CompilerBase):
+    """numba's nopython pipeline, lowering with `LinkedLowering`."""
+
+    def define_pipelines(self):
+        pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pipeline.passes = [(LinkedLowering if kind is NativeLowering else kind, what)
+                           for kind, what in pipeline.passes]
+        pipeline.finalize()
+        return [pipeline]
+
+
+def overload(function: Callable, **options: Any) -> Any:
+    """numba's `overload` (same options), its implementations compiled as `njit`'s."""
+    return numba_overload(function, jit_options={
+        "pipeline_class": LinkingCompiler, "no_cfunc_wrapper": True}, **options)
+
+
 def njit(function: Callable | None = None, *, cache: bool = False,
          literal: Iterable[str] = (), **options: Any) -> Any:
     """numba's `njit` (same options) compiling plain-typed versions only; `literal`: the
@@ -102,7 +209,7 @@ def njit(function: Callable | None = None, *, cache: bool = False,
         if config.DISABLE_JIT:
             return function
         dispatcher = PlainArgumentsDispatcher(
-            py_func=function, locals=local_types,
+            py_func=function, locals=local_types, pipeline_class=LinkingCompiler,
             targetoptions={"nopython": True, "no_cfunc_wrapper": True, **options})
         if literal:
             dispatcher.literal_parameters = literal
