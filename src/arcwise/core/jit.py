@@ -11,19 +11,22 @@ this `njit` compiles its functions for the arguments' plain types (``int64``); n
 overloads (``np.zeros(3)``) still see literals.
 
 Nor does it build the C-callable wrapper numba makes for every function (for first-class
-function use, which arcwise never makes): ``no_cfunc_wrapper``.
+function use, which arcwise never makes).
 
-And a version compiled for a call from compiled code is only LLVM IR, which its callers
-link in: numba would give it a CPython wrapper (the code that unboxes Python arguments
-and boxes the result), optimize it with everything it calls and compile it to machine
-code, all for a call from Python that never comes, and then optimize and compile it again
-inside every caller.  Of the 92 versions a first perceptron parse compiled, 3 were called
-from Python: optimizing and compiling the other 89 (and their wrappers) at every level of
-the call tree was half of the cold start (issue #40).  Here they are optimized and
-compiled once, in the kernel Python calls.  A call from Python to such a version compiles
-it again, as numba would have; numba's disk cache keeps it as LLVM IR (bitcode).
+A version compiled for a call from compiled code is LLVM IR only, which its callers link
+in.  numba would give it a CPython wrapper (the code that unboxes Python arguments and
+boxes the result), optimize it with everything it calls and compile that to machine code,
+for a call from Python that never comes, then optimize and compile it again inside each
+caller: at every level of the call tree.  Of the 92 versions a first perceptron parse
+compiles, one is called from Python (the parse loop); that work on the other 91 was half
+of the cold start (issue #40).  Here the code is optimized and compiled to machine code
+once, in the version Python calls (`PythonCallableCompiler`), which numba's disk cache
+keeps as machine code, and the others as LLVM IR.  A call from Python to a version
+compiled for compiled code compiles it again, as numba would have.  Both kinds compile
+under the flags of numba's own overloads, so that numba compiles each version of one
+(``np.empty(n, np.int64)``) once, not once per set of flags.
 
-`overload` is numba's, its implementations compiled the same way.
+`overload` is numba's, its implementations compiled as `njit`'s.
 
 A function that does need a literal (`numba.literally`) names that parameter in
 ``literal``: ``@njit(cache=True, literal=("system",))``.  Under NUMBA_DISABLE_JIT the
@@ -50,9 +53,12 @@ from numba.extending import overload as numba_overload
 
 class PlainArgumentsDispatcher(CPUDispatcher):
     """A numba dispatcher that compiles, for a call from compiled code, the version for the
-    arguments' plain types (all but those of the parameters in `literal_parameters`)."""
+    arguments' plain types (all but those of the parameters in `literal_parameters`), as
+    LLVM IR for its callers (`LinkingCompiler`), and for a call from Python a version with
+    its CPython wrapper and machine code (`PythonCallableCompiler`)."""
 
     literal_parameters: frozenset[str] = frozenset()
+    typing_callers = 0  # compiled callers being typed: their calls compile for them
 
     def get_call_template(self, args, kws):  # numba's hook for calls from compiled code
         names = list(self._compiler.pysig.parameters)
@@ -60,38 +66,39 @@ class PlainArgumentsDispatcher(CPUDispatcher):
                      else types.unliteral(a) for i, a in enumerate(args))
         kws = {k: v if k in self.literal_parameters else types.unliteral(v)
                for k, v in kws.items()}
-        chosen = self.targetoptions.get("no_cpython_wrapper")
-        self.targetoptions["no_cpython_wrapper"] = True
+        self.typing_callers += 1
         try:
             return super().get_call_template(args, kws)
         finally:
-            if chosen is None:
-                del self.targetoptions["no_cpython_wrapper"]
-            else:
-                self.targetoptions["no_cpython_wrapper"] = chosen
+            self.typing_callers -= 1
 
     def compile(self, sig):
-        """The version for sig (compiled or loaded if missing); one that Python calls is
-        compiled again if it has no CPython wrapper."""
+        """The version for sig, compiled or loaded if missing; for a call from Python, one
+        with a CPython wrapper."""
         with global_compiler_lock:
-            entry_point = super().compile(sig)
-            if self.targetoptions.get("no_cpython_wrapper"):
-                return entry_point
+            if self.typing_callers:
+                return super().compile(sig)
             args = tuple(sigutils.normalize_signature(sig)[0])
-            if has_python_wrapper(self.overloads[args]):
-                return entry_point
-            del self.overloads[args]
-            cache, self._cache = self._cache, NullCache()  # it holds the unwrapped one
+            if args in self.overloads and not has_python_wrapper(self.overloads[args]):
+                del self.overloads[args]
+            self._compiler.pipeline_class = PythonCallableCompiler
             try:
                 entry_point = super().compile(sig)
+                if not has_python_wrapper(self.overloads[args]):  # from the disk cache
+                    del self.overloads[args]
+                    cache, self._cache = self._cache, NullCache()
+                    try:
+                        entry_point = super().compile(sig)
+                    finally:
+                        self._cache = cache
+                    self._cache.save_overload(sig, self.overloads[args])
             finally:
-                self._cache = cache
-            self._cache.save_overload(sig, self.overloads[args])
+                self._compiler.pipeline_class = LinkingCompiler
             return entry_point
 
     def add_overload(self, cres):
         """numba's, except that a version without CPython wrapper stays out of the table
-        that calls from Python look in (`compile` wraps it when one comes)."""
+        that calls from Python look in."""
         if has_python_wrapper(cres):
             super().add_overload(cres)
         else:
@@ -155,19 +162,15 @@ class LinkedLibrary(JITCodeLibrary):
 
 @register_pass(mutates_CFG=True, analysis_only=False)
 class LinkedLowering(NativeLowering):
-    """numba's lowering into a `LinkedLibrary`; a version without CPython wrapper is
+    """numba's lowering into a `LinkedLibrary`, without CPython wrapper; the version is
     registered for its callers without being compiled to machine code."""
 
     _name = "arcwise_linked_lowering"
 
     def run_pass(self, state):
-        if state.library is None:
-            state.library = LinkedLibrary(state.targetctx.codegen(),
-                                          state.func_id.func_qualname)
-            state.library.enable_object_caching()
-        if (not state.flags.no_cpython_wrapper or state.flags.no_compile
-                or not isinstance(state.library, LinkedLibrary)):
-            return super().run_pass(state)
+        state.library = LinkedLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
+        state.library.enable_object_caching()
+        state.flags.no_cfunc_wrapper = True
         state.flags.no_compile = True
         super().run_pass(state)
         fndesc, environment = state.cr.fndesc, state.cr.env
@@ -181,21 +184,43 @@ class LinkedLowering(NativeLowering):
         return True
 
 
+@register_pass(mutates_CFG=True, analysis_only=False)
+class PythonCallableLowering(NativeLowering):
+    """numba's lowering (a CPython wrapper, machine code) into a `LinkedLibrary`."""
+
+    _name = "arcwise_python_callable_lowering"
+
+    def run_pass(self, state):
+        state.library = LinkedLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
+        state.library.enable_object_caching()
+        state.flags.no_cfunc_wrapper = True
+        state.flags.no_cpython_wrapper = False
+        return super().run_pass(state)
+
+
 class LinkingCompiler(CompilerBase):
     """numba's nopython pipeline, lowering with `LinkedLowering`."""
 
+    lowering = LinkedLowering
+
     def define_pipelines(self):
         pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
-        pipeline.passes = [(LinkedLowering if kind is NativeLowering else kind, what)
+        pipeline.passes = [(self.lowering if kind is NativeLowering else kind, what)
                            for kind, what in pipeline.passes]
         pipeline.finalize()
         return [pipeline]
 
 
+class PythonCallableCompiler(LinkingCompiler):
+    """numba's nopython pipeline, lowering with `PythonCallableLowering`."""
+
+    lowering = PythonCallableLowering
+
+
 def overload(function: Callable, **options: Any) -> Any:
     """numba's `overload` (same options), its implementations compiled as `njit`'s."""
-    return numba_overload(function, jit_options={
-        "pipeline_class": LinkingCompiler, "no_cfunc_wrapper": True}, **options)
+    return numba_overload(function, jit_options={"pipeline_class": LinkingCompiler},
+                          **options)
 
 
 def njit(function: Callable | None = None, *, cache: bool = False,
@@ -210,7 +235,7 @@ def njit(function: Callable | None = None, *, cache: bool = False,
             return function
         dispatcher = PlainArgumentsDispatcher(
             py_func=function, locals=local_types, pipeline_class=LinkingCompiler,
-            targetoptions={"nopython": True, "no_cfunc_wrapper": True, **options})
+            targetoptions={"nopython": True, "no_cpython_wrapper": True, **options})
         if literal:
             dispatcher.literal_parameters = literal
         if cache:
