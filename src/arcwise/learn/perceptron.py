@@ -227,7 +227,7 @@ def sum_rows(table, features, first, out):
     rows = table.shape[0]
     width = out.shape[0]
     if width > 8:
-        sums = np.zeros(width)
+        sums = np.zeros(width, dtype=np.float64)
         for f in range(features.shape[0]):
             row = table[bucket(features[f], rows), first : first + width]
             for k in range(width):
@@ -269,7 +269,7 @@ def score(weights, features, label_features, legal, out):
     """
     n_unlabeled, _ = _unlabeled_count(weights)
     n_labels = weights.n_labels
-    by_transition = np.empty(weights.transition.shape[1])
+    by_transition = np.empty(weights.transition.shape[1], dtype=np.float64)
     sum_rows(weights.transition, features, 0, by_transition)
     scale = weights.transition_scale
     for c in range(legal.shape[0]):
@@ -291,7 +291,7 @@ def label_scores(weights, label_features, arc, out):
 @njit(cache=True)
 def _best_label(weights, label_features, arc, legal, first_class):
     """The labeler's best legal label of arc transition `arc` (ties: lowest id; -1 if none)."""
-    block = np.empty(weights.n_labels)
+    block = np.empty(weights.n_labels, dtype=np.float64)
     label_scores(weights, label_features, arc, block)
     best = -1
     for label in range(block.shape[0]):

@@ -225,6 +225,20 @@ def combination_codes(upos, xpos, feats, n_xpos, n_feats):
 
 
 @njit(cache=True)
+def first_at_least(values, x):
+    """The first index of the sorted values whose value is at least x (their length if
+    none): np.searchsorted, which numba compiles as seven functions."""
+    lo, hi = 0, values.shape[0]
+    while lo < hi:
+        middle = (lo + hi) // 2
+        if values[middle] < x:
+            lo = middle + 1
+        else:
+            hi = middle
+    return lo
+
+
+@njit(cache=True)
 def legal_combinations(combinations, column, i, tags, n_xpos, n_feats, legal):
     """The classes of a column a word may take, given its UPOS (and XPOS) already chosen:
     those seen with them in training (`combinations`, sorted codes; empty: every class)."""
@@ -238,8 +252,8 @@ def legal_combinations(combinations, column, i, tags, n_xpos, n_feats, legal):
     else:
         a = combination_codes(u, tags[XPOS, i], 0, n_xpos, n_feats)
         b = a + n_feats
-    lo = np.searchsorted(combinations, a)
-    hi = np.searchsorted(combinations, b)
+    lo = first_at_least(combinations, a)
+    hi = first_at_least(combinations, b)
     if lo == hi:  # nothing seen with them: no constraint
         legal[:] = True
         return
@@ -288,8 +302,8 @@ def tag_sentence(atoms, tags, gold, weights, weights2, shared, version, totals, 
     most = max(weights[UPOS].transition.shape[1], weights[XPOS].transition.shape[1],
                weights[FEATS].transition.shape[1])
     every_class = np.ones(most, dtype=np.bool_)
-    scores = np.zeros(most)
-    scores2 = np.zeros(most)
+    scores = np.zeros(most, dtype=np.float64)
+    scores2 = np.zeros(most, dtype=np.float64)
     for i in range(PAD, atoms.shape[0] - PAD):
         for column in range(3):
             n = weights[column].transition.shape[1]
@@ -310,7 +324,7 @@ def tag_sentence(atoms, tags, gold, weights, weights2, shared, version, totals, 
 def seen_combination(combinations, upos, xpos, feats, n_xpos, n_feats):
     """Whether the (UPOS, XPOS, FEATS) ids were seen together in training."""
     code = combination_codes(upos, xpos, feats, n_xpos, n_feats)
-    k = np.searchsorted(combinations, code)
+    k = first_at_least(combinations, code)
     return k < combinations.shape[0] and combinations[k] == code
 
 
@@ -324,9 +338,9 @@ def consistent_tags(atoms, tags, written, weights, weights2, shared, version, co
     features = feature_buffer(version)
     n_xpos = weights[XPOS].transition.shape[1]
     n_feats = weights[FEATS].transition.shape[1]
-    xpos_scores = np.zeros(n_xpos)
-    feats_scores = np.zeros(n_feats)
-    spare = np.zeros(max(n_xpos, n_feats))
+    xpos_scores = np.zeros(n_xpos, dtype=np.float64)
+    feats_scores = np.zeros(n_feats, dtype=np.float64)
+    spare = np.zeros(max(n_xpos, n_feats), dtype=np.float64)
     legal_xpos = np.empty(n_xpos, dtype=np.bool_)
     legal_feats = np.empty(n_feats, dtype=np.bool_)
     for i in range(PAD, atoms.shape[0] - PAD):

@@ -416,7 +416,7 @@ def train_epoch(order, labels, chars, kinds, prefix, suffix, whole, following, s
     features = np.zeros(n_features(shapes, context, first), dtype=np.uint64)
     no_label_features = np.zeros(0, dtype=np.uint64)
     legal = np.zeros(3, dtype=np.bool_)
-    scores = np.zeros(3)
+    scores = np.zeros(3, dtype=np.float64)
     errors = 0
     for i in order:
         _legal(i, kinds, end, legal)
