@@ -93,11 +93,12 @@ def parse_sentence(
     n = words.shape[0] - 1
     n_classes = class_transition.shape[0]
     state = systems.initial(system_id, n, options)
-    mask = np.zeros(systems.n_actions(system_id), dtype=np.bool_)
-    legal = np.zeros(n_classes, dtype=np.bool_)
-    scores = np.zeros(n_classes, dtype=np.float64)
-    features = np.zeros(program.template_values.shape[0], dtype=np.uint64)
-    label_features = np.zeros(program.label_templates.shape[0], dtype=np.uint64)
+    # work arrays that every step fills (`best_legal_class`)
+    mask = np.empty(systems.n_actions(system_id), dtype=np.bool_)
+    legal = np.empty(n_classes, dtype=np.bool_)
+    scores = np.empty(n_classes, dtype=np.float64)
+    features = np.empty(program.template_values.shape[0], dtype=np.uint64)
+    label_features = np.empty(program.label_templates.shape[0], dtype=np.uint64)
     if built_by is not None:
         built_by[:] = -1
     replaced = np.int64(0)  # not a literal 0: traced_apply would also compile for Literal[int](0)
