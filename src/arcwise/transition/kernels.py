@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import literally
 
+from arcwise.core import arrays
 from arcwise.core.jit import njit
 from arcwise.core.threads import in_threads
 from arcwise.dispatch import systems
@@ -45,7 +46,7 @@ def final_tree(state, root_label, heads_out, labels_out):
             heads_out[d] = heads[d]
             labels_out[d] = labels[d] if labels[d] >= 0 else root_label
     # 0 = not seen, k = on the path walked from word k, -1 = known to reach 0
-    seen = np.zeros(n + 1, dtype=np.int64)
+    seen = arrays.zeros(n + 1, dtype=np.int64)
     seen[0] = -1
     for d in range(1, n + 1):
         w = d
@@ -94,11 +95,11 @@ def parse_sentence(
     n_classes = class_transition.shape[0]
     state = systems.initial(system_id, n, options)
     # work arrays that every step fills (`best_legal_class`)
-    mask = np.empty(systems.n_actions(system_id), dtype=np.bool_)
-    legal = np.empty(n_classes, dtype=np.bool_)
-    scores = np.empty(n_classes, dtype=np.float64)
-    features = np.empty(program.template_values.shape[0], dtype=np.uint64)
-    label_features = np.empty(program.label_templates.shape[0], dtype=np.uint64)
+    mask = arrays.empty(systems.n_actions(system_id), dtype=np.bool_)
+    legal = arrays.empty(n_classes, dtype=np.bool_)
+    scores = arrays.empty(n_classes, dtype=np.float64)
+    features = arrays.empty(program.template_values.shape[0], dtype=np.uint64)
+    label_features = arrays.empty(program.label_templates.shape[0], dtype=np.uint64)
     if built_by is not None:
         built_by[:] = -1
     replaced = np.int64(0)  # not a literal 0: traced_apply would also compile for Literal[int](0)
@@ -247,7 +248,7 @@ def rows(array, first, last):
 def reheading_rooms(offsets):
     """Where each sentence's re-heading record starts (`reheadings_bound` rows each), and
     the rows of all of them at the end."""
-    room = np.zeros(offsets.shape[0], dtype=np.int64)
+    room = arrays.zeros(offsets.shape[0], dtype=np.int64)
     for k in range(offsets.shape[0] - 1):
         room[k + 1] = room[k] + reheadings_bound(offsets[k + 1] - offsets[k] - 1)
     return room
@@ -258,10 +259,10 @@ def packed_reheadings(reheadings, room, counts):
     """(packed, reheading_offsets): sentence k's counts[k] re-headings (from row room[k] of
     reheadings), one sentence after another."""
     sentences = counts.shape[0]
-    reheading_offsets = np.zeros(sentences + 1, dtype=np.int64)
+    reheading_offsets = arrays.zeros(sentences + 1, dtype=np.int64)
     for k in range(sentences):
         reheading_offsets[k + 1] = reheading_offsets[k] + counts[k]
-    packed = np.empty((reheading_offsets[sentences], 2), dtype=np.int32)
+    packed = arrays.empty((reheading_offsets[sentences], 2), dtype=np.int32)
     for k in range(sentences):  # row by row: a slice assignment's shape check compiles slowly
         for r in range(counts[k]):
             packed[reheading_offsets[k] + r, 0] = reheadings[room[k] + r, 0]
