@@ -18,7 +18,7 @@ in.  numba would give it a CPython wrapper (the code that unboxes Python argumen
 boxes the result), optimize it with everything it calls and compile that to machine code,
 for a call from Python that never comes, then optimize and compile it again inside each
 caller: at every level of the call tree.  Of the 92 versions a first perceptron parse
-compiles, one is called from Python (the parse loop); that work on the other 91 was half
+compiled, one is called from Python (the parse loop); that work on the other 91 was half
 of the cold start (issue #40).  Here the code is optimized and compiled to machine code
 once, in the version Python calls (`PythonCallableCompiler`), which numba's disk cache
 keeps as machine code, and the others as LLVM IR.  A call from Python to a version
@@ -81,7 +81,8 @@ class PlainArgumentsDispatcher(CPUDispatcher):
             args = tuple(sigutils.normalize_signature(sig)[0])
             if args in self.overloads and not has_python_wrapper(self.overloads[args]):
                 del self.overloads[args]
-            self._compiler.pipeline_class = PythonCallableCompiler
+            linking, self._compiler.pipeline_class = self._compiler.pipeline_class, \
+                PythonCallableCompiler
             try:
                 entry_point = super().compile(sig)
                 if not has_python_wrapper(self.overloads[args]):  # from the disk cache
@@ -93,7 +94,7 @@ class PlainArgumentsDispatcher(CPUDispatcher):
                         self._cache = cache
                     self._cache.save_overload(sig, self.overloads[args])
             finally:
-                self._compiler.pipeline_class = LinkingCompiler
+                self._compiler.pipeline_class = linking
             return entry_point
 
     def add_overload(self, cres):
