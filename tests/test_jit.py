@@ -1,11 +1,17 @@
 """arcwise's `njit` (arcwise.core.jit): one compiled version per plain signature, not one per
 constant argument of a call from compiled code (issue #40: the cold start)."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numba
 import pytest
 from numba import literally
 from numba.core import config
 
+import arcwise
 from arcwise.core.jit import njit
 
 compiled_only = pytest.mark.skipif(config.DISABLE_JIT, reason="needs the JIT")
@@ -58,3 +64,78 @@ def test_numbas_own_options_still_apply():
 
     assert half(3) == 1.5
     assert half.targetoptions["nogil"]
+
+
+@compiled_only
+def test_a_version_compiled_for_compiled_code_has_no_python_wrapper_until_python_calls_it():
+    from arcwise.core.jit import has_python_wrapper
+
+    @njit
+    def twice(x):
+        return 2 * x
+
+    @njit
+    def caller(x):
+        return twice(x) + 1
+
+    assert caller(4) == 9
+    (unwrapped,) = twice.overloads.values()
+    assert not has_python_wrapper(unwrapped)
+    assert not unwrapped.library._finalized  # no machine code of its own: caller's has it
+    assert twice(4) == 8  # compiled again, with the wrapper
+    (wrapped,) = twice.overloads.values()
+    assert has_python_wrapper(wrapped) and twice(5) == 10
+    assert caller(5) == 11 and len(caller.overloads) == 1
+
+
+CACHED_KERNELS = '''
+from arcwise.core.jit import njit
+
+
+@njit(cache=True)
+def twice(x):
+    return 2 * x
+
+
+@njit(cache=True)
+def caller(x):
+    return twice(x) + 1
+
+
+@njit(cache=True)
+def other_caller(x):
+    return twice(x) - 1
+'''
+
+FROM_PYTHON = '''
+import sys
+import kernels
+from arcwise.core.jit import has_python_wrapper
+
+calls = sys.argv[1:]
+results = [getattr(kernels, name)(4) for name in calls]
+(twice,) = kernels.twice.overloads.values()
+print(results, has_python_wrapper(twice), dict(kernels.twice.stats.cache_hits),
+      dict(kernels.twice.stats.cache_misses))
+'''
+
+
+@compiled_only
+def test_a_version_without_python_wrapper_from_the_disk_cache_is_compiled_again(tmp_path):
+    """`twice`, compiled for `caller` and cached without wrapper (as LLVM IR): a fresh
+    process links it from the cache into another caller; one that calls it from Python
+    loads it, finds it unwrapped and compiles it again with its wrapper, which it caches
+    for the next process."""
+    (tmp_path / "kernels.py").write_text(CACHED_KERNELS)
+    src = Path(arcwise.__file__).resolve().parents[1]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(src)])}
+
+    def run(*calls: str) -> str:
+        return subprocess.run([sys.executable, "-c", FROM_PYTHON, *calls], env=env,
+                              check=True, capture_output=True, text=True).stdout.strip()
+
+    assert run("caller") == "[9] False {} {(int64,): 1}"
+    assert run("other_caller") == "[7] False {(int64,): 1} {}"
+    assert run("twice", "caller") == "[8, 9] True {(int64,): 1} {(int64,): 1}"
+    assert run("twice") == "[8] True {(int64,): 1} {}"

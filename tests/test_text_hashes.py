@@ -1,12 +1,12 @@
-"""The compiled BLAKE2b of `arcwise.features.hashing.text_hashes` gives hashlib's digests
-(`text_hash`) for every kind of string: empty, ASCII, 2-, 3- and 4-byte UTF-8 characters,
-and lengths around the 128-byte block."""
+"""`arcwise.features.hashing.text_hashes` gives `text_hash`'s digests for every kind of
+string: empty, ASCII, 2-, 3- and 4-byte UTF-8 characters, and lengths around BLAKE2b's
+128-byte block."""
 
 import random
 
 import numpy as np
 
-from arcwise.features.hashing import blake2b_64, text_hash, text_hashes
+from arcwise.features.hashing import text_hash, text_hashes
 
 
 def strings() -> list[str]:
@@ -26,8 +26,3 @@ def test_text_hashes_are_hashlibs():
     assert text_hashes(some).tolist() == [int(text_hash(s)) for s in some]
     assert text_hashes([]).shape == (0,)
 
-
-def test_blake2b_64_reads_a_slice():
-    data = np.frombuffer("..hello world..".encode(), dtype=np.uint8)
-    assert blake2b_64(data, 2, 13) == text_hash("hello world")
-    assert blake2b_64(data, 3, 3) == text_hash("")

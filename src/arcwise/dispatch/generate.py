@@ -266,11 +266,11 @@ def dispatch_source(doc: str, kernels: tuple[Kernel, ...], modules: dict[str, Mo
     body.modules.update(module.__name__ for module in modules.values())
     names = [constant(n) for n in modules]
     ids_import = [f"from arcwise.systems.ids import {name}" for name in sorted(names)]
-    numba = ["from numba import types", "from numba.extending import overload", ""] \
-        if by_literal else []
+    numba = ["from numba import types", ""] if by_literal else []
+    jit = "from arcwise.core.jit import njit, overload" if by_literal \
+        else "from arcwise.core.jit import njit"
     lines = [HEADER + f'"""{doc}"""', "", "from __future__ import annotations", "", *numba,
-             "from arcwise.core.jit import njit", "", *body.imports(), *ids_import, *prelude,
-             *body.lines]
+             jit, "", *body.imports(), *ids_import, *prelude, *body.lines]
     return "\n".join(lines) + "\n"
 
 

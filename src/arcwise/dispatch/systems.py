@@ -17,9 +17,8 @@ compiles the model's system only (issue #40: the cold start).
 from __future__ import annotations
 
 from numba import types
-from numba.extending import overload
 
-from arcwise.core.jit import njit
+from arcwise.core.jit import njit, overload
 
 from arcwise.systems import arc_eager
 from arcwise.systems import arc_eager_nonmonotonic

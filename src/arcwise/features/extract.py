@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from arcwise.core import arrays
 from arcwise.core.jit import njit
 from arcwise.features import words as column
 from arcwise.features.addresses import (
@@ -204,11 +205,11 @@ def address_words(system_id, state, program, wanted, out):
     (`arcwise.features.templates.compile_addresses`), -1 if none: the words a neural
     scorer reads."""
     n_addresses = program.address_base.shape[0]
-    positions = np.empty(N_BASES, dtype=np.int64)
+    positions = arrays.empty(N_BASES, dtype=np.int64)
     base_positions(system_id, state, positions)
-    at = np.empty(n_addresses, dtype=np.int64)
-    summary = np.empty((n_addresses, SUMMARY), dtype=np.int64)
-    label_sets = np.empty((n_addresses, 2), dtype=np.uint64)
+    at = arrays.empty(n_addresses, dtype=np.int64)
+    summary = arrays.empty((n_addresses, SUMMARY), dtype=np.int64)
+    label_sets = arrays.empty((n_addresses, 2), dtype=np.uint64)
     resolve(state, program, positions, at, summary, label_sets)
     for k in range(wanted.shape[0]):
         out[k] = at[wanted[k]]
@@ -227,18 +228,18 @@ def extract(system_id, state, program, words, out_transition, out_label):
     heads = heads_offset(state)
     labels = st.HEADER + st.LABELS * (state[st.N] + 1)
 
-    positions = np.empty(N_BASES, dtype=np.int64)
+    positions = arrays.empty(N_BASES, dtype=np.int64)
     base_positions(system_id, state, positions)
     distance = focus_distance(system_id, state, positions)
     left, right = focus_words(system_id, positions)
 
-    at = np.empty(n_addresses, dtype=np.int64)  # the word at each address, -1 if none
-    summary = np.empty((n_addresses, SUMMARY), dtype=np.int64)
-    label_sets = np.empty((n_addresses, 2), dtype=np.uint64)
+    at = arrays.empty(n_addresses, dtype=np.int64)  # the word at each address, -1 if none
+    summary = arrays.empty((n_addresses, SUMMARY), dtype=np.int64)
+    label_sets = arrays.empty((n_addresses, 2), dtype=np.uint64)
     resolve(state, program, positions, at, summary, label_sets)
 
     n_values = program.value_address.shape[0]
-    values = np.empty(n_values, dtype=np.uint64)
+    values = arrays.empty(n_values, dtype=np.uint64)
     for v in range(n_values):
         a = program.value_address[v]
         w = at[a]

@@ -54,6 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from arcwise.core import arrays
 from arcwise.core.errors import ArcwiseError, MissingArray
 from arcwise.core.jit import njit
 from arcwise.features.hashing import bucket, is_power_of_two
@@ -227,7 +228,7 @@ def sum_rows(table, features, first, out):
     rows = table.shape[0]
     width = out.shape[0]
     if width > 8:
-        sums = np.zeros(width)
+        sums = arrays.zeros(width, dtype=np.float64)
         for f in range(features.shape[0]):
             row = table[bucket(features[f], rows), first : first + width]
             for k in range(width):
@@ -269,7 +270,7 @@ def score(weights, features, label_features, legal, out):
     """
     n_unlabeled, _ = _unlabeled_count(weights)
     n_labels = weights.n_labels
-    by_transition = np.empty(weights.transition.shape[1])
+    by_transition = arrays.empty(weights.transition.shape[1], dtype=np.float64)
     sum_rows(weights.transition, features, 0, by_transition)
     scale = weights.transition_scale
     for c in range(legal.shape[0]):
@@ -291,7 +292,7 @@ def label_scores(weights, label_features, arc, out):
 @njit(cache=True)
 def _best_label(weights, label_features, arc, legal, first_class):
     """The labeler's best legal label of arc transition `arc` (ties: lowest id; -1 if none)."""
-    block = np.empty(weights.n_labels)
+    block = arrays.empty(weights.n_labels, dtype=np.float64)
     label_scores(weights, label_features, arc, block)
     best = -1
     for label in range(block.shape[0]):
@@ -360,7 +361,7 @@ def update(weights, totals, features, label_features, gold, predicted, step, lea
     if gold_t == pred_t:
         own = predicted - n_unlabeled
     else:
-        every = np.ones(first + n_labels, dtype=np.bool_)
+        every = arrays.full(first + n_labels, True, dtype=np.bool_)
         own = arc * n_labels + _best_label(weights, label_features, arc, every, first)
     right = gold - n_unlabeled
     if own == right:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from arcwise.core import arrays
 from arcwise.core.jit import njit
 
 # Header slots.
@@ -62,7 +63,7 @@ def region(state, which):
 @njit(cache=True)
 def new_state(n, options):
     """An empty configuration: empty stacks, buffer [1..n], no arcs."""
-    state = np.zeros(state_size(n), dtype=np.int32)
+    state = arrays.zeros(state_size(n), dtype=np.int32)
     state[N] = n
     state[PREVIOUS] = -1
     state[OPTIONS] = options

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import literally
 
+from arcwise.core import arrays
 from arcwise.core.jit import njit
 from arcwise.core.threads import in_threads
 from arcwise.dispatch import systems
@@ -45,7 +46,7 @@ def final_tree(state, root_label, heads_out, labels_out):
             heads_out[d] = heads[d]
             labels_out[d] = labels[d] if labels[d] >= 0 else root_label
     # 0 = not seen, k = on the path walked from word k, -1 = known to reach 0
-    seen = np.zeros(n + 1, dtype=np.int64)
+    seen = arrays.zeros(n + 1, dtype=np.int64)
     seen[0] = -1
     for d in range(1, n + 1):
         w = d
@@ -78,13 +79,14 @@ def best_legal_class(
 @njit(cache=True, literal=("system_id",))  # one version per system: `parse_range`
 def parse_sentence(
     system_id, options, program, weights, class_transition, class_label, root_label,
-    words, heads_out, labels_out, made_out, trace, built_by, reheadings,
+    words, heads_out, labels_out, made_out, built_by, reheadings,
 ):
     """Parse one sentence (its words matrix, n + 1 rows) greedily into heads_out, labels_out.
 
     made_out[d] tells whether word d's arc was made by a transition (False:
-    `final_tree` attached it to 0).  With trace, built_by[d] gets the action
-    id of the transition that gave word d its head at the end of the
+    `final_tree` attached it to 0).  With the trace arrays (None without
+    trace: the tracing code is then not even compiled), built_by[d] gets the
+    action id of the transition that gave word d its head at the end of the
     transitions (-1: none), and reheadings the (word, head) pairs of every
     arc a later transition replaced or deleted, in order (at most
     `reheadings_bound(n)` rows); returns how many there were (0 without trace).
@@ -92,12 +94,13 @@ def parse_sentence(
     n = words.shape[0] - 1
     n_classes = class_transition.shape[0]
     state = systems.initial(system_id, n, options)
-    mask = np.zeros(systems.n_actions(system_id), dtype=np.bool_)
-    legal = np.zeros(n_classes, dtype=np.bool_)
-    scores = np.zeros(n_classes, dtype=np.float64)
-    features = np.zeros(program.template_values.shape[0], dtype=np.uint64)
-    label_features = np.zeros(program.label_templates.shape[0], dtype=np.uint64)
-    if trace:
+    # work arrays that every step fills (`best_legal_class`)
+    mask = arrays.empty(systems.n_actions(system_id), dtype=np.bool_)
+    legal = arrays.empty(n_classes, dtype=np.bool_)
+    scores = arrays.empty(n_classes, dtype=np.float64)
+    features = arrays.empty(program.template_values.shape[0], dtype=np.uint64)
+    label_features = arrays.empty(program.label_templates.shape[0], dtype=np.uint64)
+    if built_by is not None:
         built_by[:] = -1
     replaced = np.int64(0)  # not a literal 0: traced_apply would also compile for Literal[int](0)
     limit = max_steps(n)
@@ -109,11 +112,11 @@ def parse_sentence(
         )
         if c < 0:
             break
-        if trace:
+        if built_by is None:
+            systems.apply(system_id, state, class_transition[c], class_label[c])
+        else:
             replaced = traced_apply(system_id, state, class_transition[c], class_label[c],
                                     built_by, reheadings, replaced)
-        else:
-            systems.apply(system_id, state, class_transition[c], class_label[c])
         steps += 1
     final_tree(state, root_label, heads_out, labels_out)
     heads = st.region(state, st.HEADS)
@@ -192,33 +195,33 @@ def parse_batch(
     action id that built each word's arc (-1: none), and sentence k's
     re-headings, (word, previous head) in order, are rows
     reheading_offsets[k] .. reheading_offsets[k+1] - 1 of reheadings.
-    Without trace, built_by and reheadings are empty and reheading_offsets all 0.
     """
     sentences = offsets.shape[0] - 1
     heads = np.empty(words.shape[0], dtype=np.int32)
     labels = np.empty(words.shape[0], dtype=np.int32)
     made = np.empty(words.shape[0], dtype=np.bool_)
-    built_by = np.empty(words.shape[0] if trace else 0, dtype=np.int32)
+    built_by = np.empty(words.shape[0], dtype=np.int32) if trace else None
     # where each sentence's re-heading record starts
     room = reheading_rooms(offsets) if trace else np.zeros(sentences + 1, dtype=np.int64)
-    reheadings = np.empty((room[sentences], 2), dtype=np.int32)
+    reheadings = np.empty((room[sentences], 2), dtype=np.int32) if trace else None
     counts = np.zeros(sentences, dtype=np.int64)
     in_threads(lambda first, last: parse_range(
         system_id, options, program, weights, class_transition, class_label, root_label,
-        offsets, words, first, last, trace, heads, labels, made, built_by, reheadings, room,
+        offsets, words, first, last, heads, labels, made, built_by, reheadings, room,
         counts), sentences)
     if not trace:
-        return heads, labels, made, built_by, reheadings, room
+        return heads, labels, made
     return (heads, labels, made, built_by, *packed_reheadings(reheadings, room, counts))
 
 
 @njit(cache=True, nogil=True)  # threads parse at once (`parse_batch`), a server while it reads
 def parse_range(
     system_id, options, program, weights, class_transition, class_label, root_label,
-    offsets, words, first, last, trace, heads, labels, made, built_by, reheadings, room, counts,
+    offsets, words, first, last, heads, labels, made, built_by, reheadings, room, counts,
 ):
     """`parse_sentence` on sentences first .. last - 1 of `parse_batch`'s batch, into its
-    arrays (counts[k]: sentence k's re-headings, from row room[k] of reheadings).
+    arrays (counts[k]: sentence k's re-headings, from row room[k] of reheadings; those
+    two None without trace).
 
     Compiled once per system, for its id as a literal: the kernels it calls down to the
     system's own (`arcwise.dispatch.systems`) then compile that system's code alone.
@@ -229,15 +232,23 @@ def parse_range(
         counts[k] = parse_sentence(
             system_id, options, program, weights, class_transition, class_label, root_label,
             words[a:b], heads[a:b], labels[a:b], made[a:b],
-            trace, built_by[a:b], reheadings[room[k] : room[k + 1]],
+            rows(built_by, a, b), rows(reheadings, room[k], room[k + 1]),
         )
+
+
+@njit(cache=True)
+def rows(array, first, last):
+    """Rows first .. last - 1 of array; None stays None."""
+    if array is None:
+        return array
+    return array[first:last]
 
 
 @njit(cache=True)
 def reheading_rooms(offsets):
     """Where each sentence's re-heading record starts (`reheadings_bound` rows each), and
     the rows of all of them at the end."""
-    room = np.zeros(offsets.shape[0], dtype=np.int64)
+    room = arrays.zeros(offsets.shape[0], dtype=np.int64)
     for k in range(offsets.shape[0] - 1):
         room[k + 1] = room[k] + reheadings_bound(offsets[k + 1] - offsets[k] - 1)
     return room
@@ -248,10 +259,10 @@ def packed_reheadings(reheadings, room, counts):
     """(packed, reheading_offsets): sentence k's counts[k] re-headings (from row room[k] of
     reheadings), one sentence after another."""
     sentences = counts.shape[0]
-    reheading_offsets = np.zeros(sentences + 1, dtype=np.int64)
+    reheading_offsets = arrays.zeros(sentences + 1, dtype=np.int64)
     for k in range(sentences):
         reheading_offsets[k + 1] = reheading_offsets[k] + counts[k]
-    packed = np.empty((reheading_offsets[sentences], 2), dtype=np.int32)
+    packed = arrays.empty((reheading_offsets[sentences], 2), dtype=np.int32)
     for k in range(sentences):  # row by row: a slice assignment's shape check compiles slowly
         for r in range(counts[k]):
             packed[reheading_offsets[k] + r, 0] = reheadings[room[k] + r, 0]

@@ -300,7 +300,7 @@ class Parser(TransitionParser):
                 if self.guided else "guide trees given to a model trained without a guide"
             )
         with interrupts.deferred():  # never raise while the threads parse
-            parsed = parse_batch(
+            return parse_batch(
                 self.kernels.system_id,
                 self.kernels.options,
                 self.table.program,
@@ -312,7 +312,6 @@ class Parser(TransitionParser):
                 batch.words,
                 trace,
             )
-        return parsed if trace else parsed[:3]
 
     @property
     def guided(self) -> bool:

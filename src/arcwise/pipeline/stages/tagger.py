@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from arcwise.core import interrupts
+from arcwise.core import arrays, interrupts
 from arcwise.core.corpus import ROOT, Sentence
 from arcwise.core.errors import ArcwiseError, MissingArray
 from arcwise.core.jit import njit
@@ -225,6 +225,20 @@ def combination_codes(upos, xpos, feats, n_xpos, n_feats):
 
 
 @njit(cache=True)
+def first_at_least(values, x):
+    """The first index of the sorted values whose value is at least x (their length if
+    none): np.searchsorted, which numba compiles as seven functions."""
+    lo, hi = 0, values.shape[0]
+    while lo < hi:
+        middle = (lo + hi) // 2
+        if values[middle] < x:
+            lo = middle + 1
+        else:
+            hi = middle
+    return lo
+
+
+@njit(cache=True)
 def legal_combinations(combinations, column, i, tags, n_xpos, n_feats, legal):
     """The classes of a column a word may take, given its UPOS (and XPOS) already chosen:
     those seen with them in training (`combinations`, sorted codes; empty: every class)."""
@@ -238,8 +252,8 @@ def legal_combinations(combinations, column, i, tags, n_xpos, n_feats, legal):
     else:
         a = combination_codes(u, tags[XPOS, i], 0, n_xpos, n_feats)
         b = a + n_feats
-    lo = np.searchsorted(combinations, a)
-    hi = np.searchsorted(combinations, b)
+    lo = first_at_least(combinations, a)
+    hi = first_at_least(combinations, b)
     if lo == hi:  # nothing seen with them: no constraint
         legal[:] = True
         return
@@ -258,7 +272,7 @@ def n_features(version):
 @njit(cache=True)
 def feature_buffer(version):
     """Room for the features of a word in a features version."""
-    return np.zeros(n_features(version), dtype=np.uint64)
+    return arrays.zeros(n_features(version), dtype=np.uint64)
 
 
 @njit(cache=True)
@@ -287,9 +301,9 @@ def tag_sentence(atoms, tags, gold, weights, weights2, shared, version, totals, 
     errors = 0
     most = max(weights[UPOS].transition.shape[1], weights[XPOS].transition.shape[1],
                weights[FEATS].transition.shape[1])
-    every_class = np.ones(most, dtype=np.bool_)
-    scores = np.zeros(most)
-    scores2 = np.zeros(most)
+    every_class = arrays.full(most, True, dtype=np.bool_)
+    scores = arrays.zeros(most, dtype=np.float64)
+    scores2 = arrays.zeros(most, dtype=np.float64)
     for i in range(PAD, atoms.shape[0] - PAD):
         for column in range(3):
             n = weights[column].transition.shape[1]
@@ -310,7 +324,7 @@ def tag_sentence(atoms, tags, gold, weights, weights2, shared, version, totals, 
 def seen_combination(combinations, upos, xpos, feats, n_xpos, n_feats):
     """Whether the (UPOS, XPOS, FEATS) ids were seen together in training."""
     code = combination_codes(upos, xpos, feats, n_xpos, n_feats)
-    k = np.searchsorted(combinations, code)
+    k = first_at_least(combinations, code)
     return k < combinations.shape[0] and combinations[k] == code
 
 
@@ -324,11 +338,11 @@ def consistent_tags(atoms, tags, written, weights, weights2, shared, version, co
     features = feature_buffer(version)
     n_xpos = weights[XPOS].transition.shape[1]
     n_feats = weights[FEATS].transition.shape[1]
-    xpos_scores = np.zeros(n_xpos)
-    feats_scores = np.zeros(n_feats)
-    spare = np.zeros(max(n_xpos, n_feats))
-    legal_xpos = np.empty(n_xpos, dtype=np.bool_)
-    legal_feats = np.empty(n_feats, dtype=np.bool_)
+    xpos_scores = arrays.zeros(n_xpos, dtype=np.float64)
+    feats_scores = arrays.zeros(n_feats, dtype=np.float64)
+    spare = arrays.zeros(max(n_xpos, n_feats), dtype=np.float64)
+    legal_xpos = arrays.empty(n_xpos, dtype=np.bool_)
+    legal_feats = arrays.empty(n_feats, dtype=np.bool_)
     for i in range(PAD, atoms.shape[0] - PAD):
         same_history = True
         for column in (XPOS, FEATS):
@@ -398,7 +412,7 @@ def train_epoch(order, atoms, offsets, gold, weights, totals, step, version):
     """One pass over the sentences in `order`; returns (steps, errors).  Training tags
     freely, as the parser reads the tags (see `Tagger.tagged`)."""
     errors = 0
-    tags = np.full((3, atoms.shape[0]), -1, dtype=np.int64)
+    tags = arrays.full((3, atoms.shape[0]), -1, dtype=np.int64)
     for k in order:
         a, b = offsets[k], offsets[k + 1]
         step, e = tag_sentence(atoms[a:b], tags[:, a:b], gold[:, a:b], weights, weights,

@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from arcwise.core import interrupts
+from arcwise.core import arrays, interrupts
 from arcwise.core.corpus import Sentence
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.jit import njit
@@ -125,12 +125,12 @@ def chunk_hashes(chars, kinds):
     including it, of the rest of the chunk after it (0 at the chunk's end), of the whole
     chunk, and of the next chunk (0 if none); also the chunk's start and end (exclusive)."""
     n = chars.shape[0]
-    prefix = np.zeros(n, dtype=np.uint64)
-    suffix = np.zeros(n, dtype=np.uint64)
-    whole = np.zeros(n, dtype=np.uint64)
-    following = np.zeros(n, dtype=np.uint64)
-    start = np.zeros(n, dtype=np.int64)
-    end = np.zeros(n, dtype=np.int64)
+    prefix = arrays.zeros(n, dtype=np.uint64)
+    suffix = arrays.zeros(n, dtype=np.uint64)
+    whole = arrays.zeros(n, dtype=np.uint64)
+    following = arrays.zeros(n, dtype=np.uint64)
+    start = arrays.zeros(n, dtype=np.int64)
+    end = arrays.zeros(n, dtype=np.int64)
     next_whole = np.uint64(0)
     i = n - 1
     while i >= 0:  # chunks from the last one back, so each knows the next one's hash
@@ -181,7 +181,7 @@ def chunk_shapes(chars, kinds):
     of the rest of the chunk after it.  A shape writes a letter or digit as its class and
     a run of one class once (``01-Feb-02``: ``d-Xx-d``)."""
     n = chars.shape[0]
-    shapes = np.zeros((2, n), dtype=np.uint64)
+    shapes = arrays.zeros((2, n), dtype=np.uint64)
     h, last = np.uint64(0), np.int64(0)
     for i in range(n):
         if kinds[i] == SPACE:
@@ -205,7 +205,7 @@ def paragraph_context(chars, kinds):
     paragraph (a blank line closes them), at most 3; row 1: how many chunks came since
     the last one ending in . ! ? : or ; (or the paragraph's start), at most 15."""
     n = chars.shape[0]
-    context = np.zeros((2, n), dtype=np.int8)
+    context = arrays.zeros((2, n), dtype=np.int8)
     depth, blank, since = 0, False, 0
     for i in range(n):
         c = chars[i]
@@ -296,8 +296,8 @@ def first_pass_pieces(chars, kinds, first):
     characters up to i (left) and of the first-pass token's characters from i + 1 on
     (right: 0 if a space or the end follows i)."""
     n = chars.shape[0]
-    left = np.zeros(n, dtype=np.uint64)
-    right = np.zeros(n, dtype=np.uint64)
+    left = arrays.zeros(n, dtype=np.uint64)
+    right = arrays.zeros(n, dtype=np.uint64)
     h = np.uint64(0)
     for i in range(n):
         if kinds[i] == SPACE:
@@ -413,10 +413,10 @@ def train_epoch(order, labels, chars, kinds, prefix, suffix, whole, following, s
     """One perceptron pass over the gaps in `order` (non-space positions); returns
     (steps after it, errors).  first, left, right: the first pass's classes and
     `first_pass_pieces` for the second pass, empty for the first."""
-    features = np.zeros(n_features(shapes, context, first), dtype=np.uint64)
-    no_label_features = np.zeros(0, dtype=np.uint64)
-    legal = np.zeros(3, dtype=np.bool_)
-    scores = np.zeros(3)
+    features = arrays.zeros(n_features(shapes, context, first), dtype=np.uint64)
+    no_label_features = arrays.zeros(0, dtype=np.uint64)
+    legal = arrays.zeros(3, dtype=np.bool_)
+    scores = arrays.zeros(3, dtype=np.float64)
     errors = 0
     for i in order:
         _legal(i, kinds, end, legal)
@@ -438,11 +438,11 @@ def classify(chars, kinds, prefix, suffix, whole, following, start, end, shapes,
              context, first, left, right, weights):
     """The class of every gap (-1 after a space); first, left, right as `train_epoch`'s."""
     n = chars.shape[0]
-    out = np.full(n, -1, dtype=np.int8)
-    features = np.zeros(n_features(shapes, context, first), dtype=np.uint64)
-    no_label_features = np.zeros(0, dtype=np.uint64)
-    legal = np.zeros(3, dtype=np.bool_)
-    scores = np.zeros(3, dtype=np.float64)
+    out = arrays.full(n, -1, dtype=np.int8)
+    features = arrays.zeros(n_features(shapes, context, first), dtype=np.uint64)
+    no_label_features = arrays.zeros(0, dtype=np.uint64)
+    legal = arrays.zeros(3, dtype=np.bool_)
+    scores = arrays.zeros(3, dtype=np.float64)
     for i in range(n):
         if kinds[i] == SPACE:
             continue
