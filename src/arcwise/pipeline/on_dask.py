@@ -1,5 +1,7 @@
-"""A corpus parsed on a Dask distributed cluster (`arcwise parse IN... -o OUTDIR --dask
-ADDRESS`; ``corpus_parse(..., dask=ADDRESS)``, `arcwise.pipeline.corpus`).
+"""A corpus parsed on a Dask distributed cluster.
+
+``arcwise parse IN... -o OUTDIR --dask ADDRESS`` and ``corpus_parse(..., dask=ADDRESS)``
+(`arcwise.pipeline.corpus`) come here.
 
 Each task parses one whole file (`parsed_text`) and returns its text and sentence count;
 this process writes every output, as results come (`as_completed`).  A large file is read
@@ -86,7 +88,7 @@ class OnDask(InProcesses):
                                "each time it was tried") from None
 
     def submit(self, work: Any, chunk: list, *arguments: Any) -> Any:
-        """work(chunk, *arguments) on a worker, with its model (as the pool's workers)."""
+        """``work(chunk, *arguments)`` on a worker, with its model (as the pool's workers)."""
         return self._client.submit(_with_model, self._identity, self._source, work, chunk,
                                    *arguments, pure=False)
 
