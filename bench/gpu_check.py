@@ -76,9 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, default=None, help="keep the models and outputs here")
     parser.add_argument("--report-from", type=Path, default=None,
                         help="write the RESULTS section from a saved run's output, and exit")
+    parser.add_argument("--revision", default=None,
+                        help="--report-from: the commit the run's working tree was (a copy "
+                        "sent to a GPU machine may not carry the history git reads there)")
     args = parser.parse_args(argv)
     if args.report_from is not None:
-        write_report(args.report_from)
+        write_report(args.report_from, args.revision)
         return 0
 
     import torch
@@ -145,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def write_report(log: Path) -> None:
+def write_report(log: Path, revision: str | None = None) -> None:
     """The RESULTS section `gpu-check` from a run's saved output (its last JSON line)."""
     import report
 
@@ -155,6 +158,8 @@ def write_report(log: Path) -> None:
     if "sentences" not in run and header:  # a run before they were in its JSON line
         run["sentences"], run["epochs"] = int(header[1]), int(header[2])
         run["command"] = f"bench/gpu_check.py --sentences {header[1]} --epochs {header[2]}"
+    if revision:
+        run["git"] = revision
     rows = {}
     for result in run["results"]:
         rows.setdefault(result["model"], {})[result["device"]] = result
@@ -196,7 +201,8 @@ def write_report(log: Path) -> None:
         "agrees on at least 99 % of the words.", "",
         f"- Command: `{run.get('command', 'bench/gpu_check.py')}`, on a working tree of "
         f"{run.get('git', 'a revision not recorded')}; its output is kept in `{log}`; this "
-        f"section was written by `bench/gpu_check.py --report-from {log}`.",
+        f"section was written by `bench/gpu_check.py --report-from {log}"
+        + (f" --revision {revision}`." if revision else "`."),
     ]
     report.write_section("gpu-check", "\n".join(text))
 
