@@ -15,7 +15,7 @@ import pytest
 from arcwise.io import conllu
 from arcwise.io.corpus import MANIFEST
 from arcwise.pipeline.corpus import corpus_parse
-from tests.cli_run import run
+from tests.cli_run import hide_module, run
 from tests.ewt import train_and_dev
 from tests.tiny_model import SRC, tiny_pipeline_model  # noqa: F401
 
@@ -162,11 +162,7 @@ def test_dask_with_workers_is_one_line(forty, tmp_path, capsys, monkeypatch):
 
 
 def test_dask_missing_is_the_extras_line(forty, tmp_path, capsys, monkeypatch):
-    import importlib.util
-
-    find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "distributed" else find_spec(name, *a))
+    hide_module(monkeypatch, "distributed")
     model, inputs, _ = forty
     code, _, err = run(["parse", "-m", model, inputs, "-o", tmp_path / "out", "--dask",
                         "tcp://127.0.0.1:1"], capsys, monkeypatch)

@@ -19,7 +19,7 @@ import pytest
 import arcwise
 from arcwise.io import conllu
 from arcwise.io.corpus import MANIFEST
-from tests.cli_run import run
+from tests.cli_run import hide_module, run
 from tests.ewt import train_and_dev
 from tests.tiny_model import SRC, tiny_model, tiny_pipeline_model  # noqa: F401
 from tests.tiny_model import arcwise as arcwise_command
@@ -257,11 +257,7 @@ def test_parquet_has_one_row_per_word_with_integer_heads(tree, tmp_path, capsys,
 
 def test_parquet_without_pyarrow_is_one_line_naming_the_extra(tree, tmp_path, capsys,
                                                                monkeypatch):
-    import importlib.util
-
-    find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "pyarrow" else find_spec(name, *a))
+    hide_module(monkeypatch, "pyarrow")
     model, inputs, _ = tree
     code, _, err = run(["parse", "-m", model, inputs, "-o", tmp_path / "out", "--format",
                         "parquet"], capsys, monkeypatch)

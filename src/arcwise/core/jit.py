@@ -161,6 +161,13 @@ class LinkedLibrary(JITCodeLibrary):
         return self.name, "bitcode", self._get_module_for_linking().as_bitcode()
 
 
+def _lower_into_linked_library(state) -> None:
+    """Set a compilation's state to lower into a new `LinkedLibrary`, without C wrapper."""
+    state.library = LinkedLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
+    state.library.enable_object_caching()
+    state.flags.no_cfunc_wrapper = True
+
+
 @register_pass(mutates_CFG=True, analysis_only=False)
 class LinkedLowering(NativeLowering):
     """numba's lowering into a `LinkedLibrary`, without CPython wrapper; the version is
@@ -169,9 +176,7 @@ class LinkedLowering(NativeLowering):
     _name = "arcwise_linked_lowering"
 
     def run_pass(self, state):
-        state.library = LinkedLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
-        state.library.enable_object_caching()
-        state.flags.no_cfunc_wrapper = True
+        _lower_into_linked_library(state)
         state.flags.no_compile = True
         super().run_pass(state)
         fndesc, environment = state.cr.fndesc, state.cr.env
@@ -192,9 +197,7 @@ class PythonCallableLowering(NativeLowering):
     _name = "arcwise_python_callable_lowering"
 
     def run_pass(self, state):
-        state.library = LinkedLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
-        state.library.enable_object_caching()
-        state.flags.no_cfunc_wrapper = True
+        _lower_into_linked_library(state)
         state.flags.no_cpython_wrapper = False
         return super().run_pass(state)
 
