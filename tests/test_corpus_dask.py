@@ -134,6 +134,38 @@ def test_a_worker_killed_mid_run_loses_and_repeats_nothing(forty, cluster, tmp_p
     assert not [p for p in (tmp_path / "out").rglob(".*") if p.is_file()]
 
 
+def test_an_interrupted_dask_run_resumes_with_what_is_missing(forty, cluster, tmp_path, bounded):
+    """Stopped (as by Ctrl-C) after 10 outputs, then resumed on the cluster: the 10 are
+    skipped, the rest parsed, the folder as a run of one worker."""
+    model, inputs, alone = forty
+    written: list[str] = []
+
+    def stop_after_ten(name: str, count: int) -> None:
+        written.append(name)
+        if len(written) == 10:
+            raise KeyboardInterrupt
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(KeyboardInterrupt):
+            corpus_parse(model, [inputs], tmp_path / "out", dask=cluster.scheduler_address,
+                         on_file=stop_after_ten)
+        run = corpus_parse(model, [inputs], tmp_path / "out", dask=cluster.scheduler_address,
+                           resume=True)
+    assert sorted(run.skipped) == sorted(written)
+    assert sorted(run.parsed) == sorted(set(alone) - set(written))
+    assert outputs_of(tmp_path / "out") == alone
+
+
+def test_small_files_travel_in_groups_of_about_the_task_size():
+    from arcwise.pipeline.on_dask import task_groups
+
+    files = [(f"f{k}", f"/in/f{k}", None, size) for k, size in enumerate([40, 30, 50, 200, 10])]
+    groups = [[name for name, *_ in group] for group in task_groups(files, 100)]
+    assert groups == [["f0", "f1"], ["f2"], ["f3"], ["f4"]]  # f3 alone: larger than a task
+    assert [[n for n, *_ in g] for g in task_groups(files, 10**6)] == [[f[0] for f in files]]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

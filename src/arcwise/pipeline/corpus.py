@@ -133,7 +133,7 @@ def corpus_parse(model: Any, sources: Sequence[str | os.PathLike], outdir: str |
         if todo:
             _parse(model_file or model, todo, workers, dask, identity["model"], input_format,
                    output_format, single_root, trace, progress, target, done)
-    except Exception:  # a bad input: the outputs finished so far stay recorded
+    except BaseException:  # a bad input, a signal: the outputs finished so far stay recorded
         if run.parsed:
             manifest.save()
         raise
@@ -191,8 +191,8 @@ def _parse_on_dask(model: Any, todo: list[tuple[Input, str]], address: Any, mode
                    trace: bool, progress: Callable[[int], Any] | None,
                    target: Callable[[str], str],
                    done: Callable[[Input, str, os.stat_result, int], Any]) -> None:
-    """`_parse` on the Dask scheduler at `address` (or a Client): every small file a task,
-    a large file's chunks tasks (`arcwise.pipeline.on_dask`), written here."""
+    """`_parse` on the Dask scheduler at `address` (or a Client): groups of small files
+    tasks, a large file's chunks tasks (`arcwise.pipeline.on_dask`), written here."""
     from arcwise.pipeline import on_dask
 
     reads_text = (InProcesses(model, 1).reads_text if isinstance(model, (str, os.PathLike))
@@ -208,8 +208,8 @@ def _parse_on_dask(model: Any, todo: list[tuple[Input, str]], address: Any, mode
         shown: set[type[Warning]] = set()
         for name, text, count, warned in on_dask.parsed_texts(
                 client, source, model_sha,
-                ((name, os.path.abspath(file.path), _format_of_file(file, input_format))
-                 for file, name in small), single_root, trace):
+                ((name, os.path.abspath(file.path), _format_of_file(file, input_format),
+                  file.size) for file, name in small), single_root, trace):
             for category, message in warned:  # once here, though each worker warns
                 if category not in shown:
                     shown.add(category)

@@ -3,12 +3,14 @@
 ``arcwise parse IN... -o OUTDIR --dask ADDRESS`` and ``corpus_parse(..., dask=ADDRESS)``
 (`arcwise.pipeline.corpus`) come here.
 
-Each task parses one whole file (`parsed_text`) and returns its text and sentence count;
-this process writes every output, as results come (`as_completed`).  A large file is read
+Each task parses a group of whole files (`parsed_files`: consecutive small files, about
+`TASK_BYTES` of input together, so that a task takes seconds and the scheduler's cost
+per task stays small beside it; a small corpus in `TASKS_PER_WORKER` groups per worker) and returns each file's text and sentence count; this
+process writes every output, as results come (`as_completed`).  A large file is read
 here and its chunks (paragraphs or sentences) are the tasks (`OnDask`), as with local
-workers.  Each worker loads
-the model once and keeps it (`_worker_model`, keyed by the model's SHA-256): from the
-model file's absolute path (the workers must see it at the same path, as they see the
+workers.  Each worker loads the model once and keeps it (`_worker_model`, keyed by the
+model's SHA-256), on this process's device (`arcwise.core.device`): from the model
+file's absolute path (the workers must see it at the same path, as they see the
 inputs), or from a loaded model's arrays, scattered to every worker once.  A worker that
 dies mid-task has its task run again by the scheduler on another worker; since only this
 process writes, no output is lost or written twice.
@@ -23,11 +25,16 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from arcwise.core.device import current_device, use_device
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.extras import required
 from arcwise.pipeline.in_processes import InProcesses
 
 CONNECT_SECONDS = 10  # an unreachable scheduler is an error after this long
+# small files are grouped into tasks of about this much input: a second or more of parsing
+# raw text (about 150 kB/s per worker), and far more than a task's cost to the scheduler
+TASK_BYTES = 1 << 20
+TASKS_PER_WORKER = 4  # a small corpus in smaller groups: at least this many per worker
 
 _models: dict[str, Any] = {}  # a worker's models, as pipelines, by SHA-256
 _lock = threading.Lock()  # a worker's threads load a model once, and parse one at a time
@@ -89,77 +96,110 @@ class OnDask(InProcesses):
 
     def submit(self, work: Any, chunk: list, *arguments: Any) -> Any:
         """``work(chunk, *arguments)`` on a worker, with its model (as the pool's workers)."""
-        return self._client.submit(_with_model, self._identity, self._source, work, chunk,
-                                   *arguments, pure=False)
+        return self._client.submit(_with_model, self._identity, self._source,
+                                   current_device(), work, chunk, *arguments, pure=False)
 
 
 def parsed_texts(client: Any, source: Any, identity: str,
-                 files: Iterable[tuple[str, str, str | None]], single_root: bool | None,
+                 files: Iterable[tuple[str, str, str | None, int]], single_root: bool | None,
                  trace: bool) -> Iterator[tuple[str, str, int, list[tuple[type[Warning], str]]]]:
     """(name, the text ``parse_file`` writes for the file, its sentence count, the warnings
-    on the way) for each (name, absolute path, format) of `files`, as they finish, parsed
-    with the model of `model_source`."""
+    on the way) for each (name, absolute path, format, size in bytes) of `files`, as their
+    tasks finish (`task_groups`), parsed with the model of `model_source`."""
     from dask.distributed import KilledWorker, as_completed
 
+    files = list(files)
+    workers = max(1, len(client.scheduler_info()["workers"]))
+    per_task = min(TASK_BYTES, max(1, sum(size for *_, size in files) // (TASKS_PER_WORKER
+                                                                          * workers)))
     futures = {}
-    for name, path, format in files:
-        key = hashlib.sha256(f"{identity}\0{path}\0{name}".encode()).hexdigest()[:20]
-        futures[client.submit(parsed_text, identity, source, path, format, single_root,
-                              trace, pure=False, key=f"arcwise-parse-{key}")] = name
+    for group in task_groups(files, per_task):
+        names = [name for name, *_ in group]
+        key = hashlib.sha256("\0".join([identity, *(f"{path}\0{name}" for name, path, *_
+                                                     in group)]).encode()).hexdigest()[:20]
+        futures[client.submit(parsed_files, identity, source, current_device(),
+                              [(path, format) for _, path, format, _ in group], single_root,
+                              trace, pure=False, key=f"arcwise-parse-{key}")] = names
     try:
         for future in as_completed(futures, loop=client.loop):
+            names = futures[future]
             try:
-                text, count, warned = future.result()
-            except KilledWorker:  # the workers given this file died, each time
-                raise ArcwiseError(f"the Dask workers parsing {futures[future]} died, "
+                parsed = future.result()
+            except KilledWorker:  # the workers given these files died, each time
+                others = f" (and {len(names) - 1} other files)" if len(names) > 1 else ""
+                raise ArcwiseError(f"the Dask workers parsing {names[0]}{others} died, "
                                    "each time it was tried") from None
-            yield futures[future], text, count, warned
+            for name, (text, count, warned) in zip(names, parsed):
+                yield name, text, count, warned
             future.release()
     finally:
         client.cancel(list(futures))
 
 
+def task_groups(files: Iterable[tuple[str, str, str | None, int]], per_task: int
+                ) -> Iterator[list[tuple[str, str, str | None, int]]]:
+    """`files` (name, path, format, size) in consecutive groups of about `per_task` bytes
+    (a file at least that large alone)."""
+    group: list[tuple[str, str, str | None, int]] = []
+    size = 0
+    for file in files:
+        if group and size + file[3] > per_task:
+            yield group
+            group, size = [], 0
+        group.append(file)
+        size += file[3]
+    if group:
+        yield group
+
+
 # --- on the workers --------------------------------------------------------------------
 
-def parsed_text(identity: str, source: Any, path: str, format: str | None,
-                single_root: bool | None, trace: bool
-                ) -> tuple[str, int, list[tuple[type[Warning], str]]]:
-    """(the text ``parse_file`` writes for `path`, its sentence count, the warnings on the
-    way), with the worker's model `identity` (loaded from `source` the first time)."""
+def parsed_files(identity: str, source: Any, device: str,
+                 files: list[tuple[str, str | None]], single_root: bool | None, trace: bool
+                 ) -> list[tuple[str, int, list[tuple[type[Warning], str]]]]:
+    """For each (path, format) of `files`: (the text ``parse_file`` writes for it, its
+    sentence count, the warnings on the way), with the worker's model `identity` (loaded
+    from `source` onto `device` the first time)."""
     from arcwise.pipeline.in_processes import _warnings_kept
 
+    parsed = []
     with _lock:
-        model = _worker_model(identity, source)
-        out = io.StringIO(newline="")
-        count, warned = _warnings_kept(model.parse_file, path, out, format=format,
-                                       single_root=single_root, trace=trace)
-    return out.getvalue(), count, warned
+        model = _worker_model(identity, source, device)
+        for path, format in files:
+            out = io.StringIO(newline="")
+            count, warned = _warnings_kept(model.parse_file, path, out, format=format,
+                                           single_root=single_root, trace=trace)
+            parsed.append((out.getvalue(), count, warned))
+    return parsed
 
 
-def _with_model(identity: str, source: Any, work: Any, chunk: list, *arguments: Any) -> Any:
+def _with_model(identity: str, source: Any, device: str, work: Any, chunk: list,
+                *arguments: Any) -> Any:
     """work(chunk, *arguments), a function of `arcwise.pipeline.in_processes`'s workers,
-    with the worker's model `identity`."""
+    with the worker's model `identity` on `device`."""
     from arcwise.pipeline import in_processes
 
     with _lock:
-        in_processes._model = _worker_model(identity, source)
+        in_processes._model = _worker_model(identity, source, device)
         return work(chunk, *arguments)
 
 
-def _worker_model(identity: str, source: Any) -> Any:
+def _worker_model(identity: str, source: Any, device: str) -> Any:
     """The worker's model `identity`, loaded once from `source` (a model file's path, or a
-    model's (arrays, metadata)) and kept."""
-    model = _models.get(identity)
+    model's (arrays, metadata)) onto `device` and kept."""
+    key = f"{identity} on {device}"
+    model = _models.get(key)
     if model is None:
         from arcwise.models.kinds import from_saved, load
         from arcwise.pipeline.pipeline import Pipeline
 
+        use_device(device)
         model = Pipeline.of(load(source) if isinstance(source, str)
                             else from_saved(*source, "model"))
         _models.clear()  # another model's run is over: one model kept at a time
-        _models[identity] = model
+        _models[key] = model
     return model
 
 
-__all__ = ["CONNECT_SECONDS", "OnDask", "client_of", "model_source", "parsed_text",
-           "parsed_texts"]
+__all__ = ["CONNECT_SECONDS", "OnDask", "TASK_BYTES", "client_of", "model_source",
+           "parsed_files", "parsed_texts", "task_groups"]
