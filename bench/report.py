@@ -30,6 +30,7 @@ SECTIONS = {  # name: the script that writes it
     "neural": "bench/neural.py",
     "gpu-check": "bench/gpu_check.py --report-from LOG",
     "pipeline": "bench/pipeline.py",
+    "corpus": "bench/corpus.py",
     "taggers": "bench/taggers.py",
     "embeddings": "bench/embeddings.py",
     "serve": "bench/serve.py",
