@@ -57,6 +57,7 @@ def test_device_names_resolve_and_bad_ones_are_refused():
     ["train", "--system", "tagger", "--tagger", "model=bilstm"],
     ["parse", "-m"],
     ["serve", "-m"],
+    ["experiment"],
 ])
 def test_cuda_without_a_gpu_is_one_line_and_exit_2(command, tmp_path, capsys, monkeypatch):
     missing = tmp_path / "missing"  # refused before any file is read
@@ -204,3 +205,43 @@ def test_cuda_trains_and_parses_and_its_model_parses_on_the_cpu(tmp_path, capsys
                         if line[:1].isdigit()] for where, out in parsed.items()}
         agree = sum(a == b for a, b in zip(rows["cuda"], rows["cpu"])) / len(rows["cpu"])
         assert len(rows["cuda"]) == len(rows["cpu"]) and agree >= 0.99, (name, agree)
+
+
+GRID = """
+title = "a BiLSTM on the GPU"
+data = "{data}"
+treebanks = ["small"]
+seeds = [1, 2]
+epochs = 2
+options = {{ model = "bilstm", neural = {{ lstm = 8, word = 8, suffix = 4, shape = 4, tag = 4, threads = 1 }} }}
+
+[[configurations]]
+name = "bilstm:arc-hybrid:dynamic"
+system = "arc-hybrid"
+oracle = "dynamic"
+"""
+
+
+@pytest.mark.end_to_end
+@pytest.mark.neural
+@gpu
+def test_an_experiment_trains_its_cells_on_cuda_and_says_so(tmp_path, capsys, monkeypatch):
+    """`arcwise experiment --device cuda`: the local workers train on the GPU, each cell
+    records it, and the report names the device."""
+    import json
+
+    from arcwise.io import conllu
+
+    folder = tmp_path / "data" / "small"
+    folder.mkdir(parents=True)
+    train, dev = train_and_dev(20, 10)
+    for split, sentences in (("train", train), ("dev", dev), ("test", dev)):
+        conllu.write(folder / f"{split}.conllu", sentences)
+    (tmp_path / "gpu.toml").write_text(GRID.format(data=tmp_path / "data"))
+    code, _, err = run(["experiment", tmp_path / "gpu.toml", "-o", tmp_path / "out", "-j", "2",
+                        "--device", "cuda", "--allow-dirty"], capsys, monkeypatch)
+    assert code == 0, err
+    cells = [json.loads(p.read_text()) for p in (tmp_path / "out").glob("*.json")]
+    assert len(cells) == 2 and {c["device"] for c in cells} == {"cuda"}
+    assert "Devices the networks were trained on: cuda on " in (tmp_path / "out" /
+                                                                "gpu.md").read_text()

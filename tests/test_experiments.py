@@ -230,7 +230,9 @@ def test_smoke_cells_hold_scores_counts_and_revision(smoke):
         assert (r["git"] is None) == (source_revision().commit is None)
         assert r["git"] is None or re.fullmatch("[0-9a-f]{40}", r["git"])
         assert r["train_sentences"] == grid.limits["train"] and r["epoch_seconds"]
+        assert r["device"] == "cpu"
     text = (out / "smoke.md").read_text()
+    assert "Devices the networks were trained on" not in text  # said only for a GPU
     assert "#### arc-eager:dynamic vs arc-eager:static" in text and "| en_ewt | 2 |" in text
 
 

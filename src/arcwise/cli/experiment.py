@@ -43,6 +43,10 @@ def register(app: typer.Typer) -> None:
             help="Train only these configurations (names or patterns like 'covington*')."),
         seeds: str | None = typer.Option(None, "--seeds", metavar="1,2",
                                          help="Train only these seeds of the grid."),
+        device: str = typer.Option(
+            "cpu", "--device", metavar="cpu|cuda|cuda:N|auto",
+            help="Where the cells' neural networks train (the local workers and Dask "
+                 "workers alike); the perceptron and graph-based models run on the CPU."),
         output: str | None = typer.Option(None, "--output", "-o", metavar="RESULTS_DIR",
                                            help="Folder of the cell results (KEY.json) and the "
                                                 "report GRID.md [default: results/GRID]."),
@@ -52,9 +56,11 @@ def register(app: typer.Typer) -> None:
         one table per contrast with significance and write them as Markdown.  --treebanks,
         --configurations and --seeds train a part of the grid; the report covers all of it.
         --other-treebanks runs the same grid on treebanks it does not name (held-out
-        languages): `--data DIR --other-treebanks all`."""
+        languages): `--data DIR --other-treebanks all`.  Each cell records the device its
+        networks trained on (--device)."""
         from rich.console import Console
 
+        from arcwise.core.device import use_device
         from arcwise.experiments import grid as grids
         from arcwise.experiments import report
         from arcwise.experiments.cells import selection
@@ -66,6 +72,7 @@ def register(app: typer.Typer) -> None:
             check_output(output, [], folder=True)
         if workers is not None and dask is not None:
             raise ArcwiseError("give --workers or --dask, not both")
+        use_device(device)  # before any worker starts: they inherit it
         grid = grids.load(grid_path, data)
 
         def split(text: str | None) -> list[str] | None:

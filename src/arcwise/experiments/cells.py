@@ -111,8 +111,10 @@ def source_revision(directory: str | Path | None = None) -> Revision:
     return Revision(commit, bool(changes))
 
 
-def run_cell(cell: Cell, revision: Revision) -> dict[str, Any]:
-    """Train, parse and score one cell (in whatever process runs it); its result."""
+def run_cell(cell: Cell, revision: Revision, device: str | None = None) -> dict[str, Any]:
+    """Train, parse and score one cell (in whatever process runs it; its neural networks on
+    `device`, default: the process's, `arcwise.core.device`); its result."""
+    from arcwise.core.device import current_device, use_device
     from arcwise.eval.metrics import evaluate, sentence_counts
     from arcwise.io import read_treebank
     from arcwise.io.conllu import with_tree
@@ -121,6 +123,8 @@ def run_cell(cell: Cell, revision: Revision) -> dict[str, Any]:
     def read(path: str, limit: int | None) -> list:
         return list(itertools.islice(read_treebank(path), limit))
 
+    if device is not None:
+        use_device(device)
     c = cell.config
     train_sentences = read(cell.train, cell.max_train_sentences)
     dev = read(cell.dev, cell.max_dev_sentences)
@@ -160,6 +164,7 @@ def run_cell(cell: Cell, revision: Revision) -> dict[str, Any]:
         "parse_seconds": round(parse_seconds, 3),
         "parse_sentences_per_second": round(len(test) / max(parse_seconds, 1e-9), 1),
         "host": platform.node(),
+        "device": current_device(),
         "git": revision.commit,
         "dirty": revision.dirty,
         "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),

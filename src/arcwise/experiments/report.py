@@ -74,6 +74,13 @@ def provenance(grid: Grid, results: list[dict[str, Any]], total_cells: int) -> l
             "git revision of the package source: "
             + ", ".join(f"{rev} ({n} cell{'s' * (n > 1)})"
                         for rev, n in sorted(revisions.items())) + ".")
+        devices = Counter(r.get("device", "cpu") for r in results)
+        if set(devices) != {"cpu"}:  # neural networks trained on a GPU: say which cells
+            hosts = Counter(f"{r.get('device', 'cpu')} on {r.get('host', '?')}"
+                            for r in results)
+            lines.append("- Devices the networks were trained on: " + ", ".join(
+                f"{where} ({n} cell{'s' * (n > 1)})" for where, n in sorted(hosts.items()))
+                + ".")
     else:
         lines.append(f"- 0 of {total_cells} cells finished.")
     limits = ", ".join(f"first {n} {split} sentences" for split, n in grid.limits.items())

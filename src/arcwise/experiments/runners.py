@@ -22,6 +22,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
+from arcwise.core.device import current_device
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.extras import required
 from arcwise.core.local_pool import dead_worker, how_ended, local_pool, submitted
@@ -98,7 +99,7 @@ def run_dask(cells: Sequence[Cell], revision: Revision, on_result: OnResult,
         return []
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
     try:
-        futures = {client.submit(run_cell, cell, revision, pure=False,
+        futures = {client.submit(run_cell, cell, revision, current_device(), pure=False,
                                  key=f"arcwise-cell-{cell.key}"): cell for cell in cells}
         try:
             return _collect(as_completed(futures), futures, on_result)
