@@ -12,9 +12,11 @@ from numba import literally
 from numba.core import config
 
 import arcwise
-from arcwise.core.jit import njit
+from arcwise.core.jit import LINKING, linking_supported, njit
 
 compiled_only = pytest.mark.skipif(config.DISABLE_JIT, reason="needs the JIT")
+linking_only = pytest.mark.skipif(config.DISABLE_JIT or not LINKING,
+                                  reason="needs the JIT and arcwise.core.jit_linking")
 
 
 def test_without_jit_the_function_itself_is_returned():
@@ -25,7 +27,7 @@ def test_without_jit_the_function_itself_is_returned():
     assert (njit(cache=False)(f) is f) == bool(config.DISABLE_JIT)
 
 
-@compiled_only
+@linking_only
 def test_constant_arguments_compile_one_version():
     @njit
     def combine(h, x):
@@ -66,9 +68,9 @@ def test_numbas_own_options_still_apply():
     assert half.targetoptions["nogil"]
 
 
-@compiled_only
+@linking_only
 def test_a_version_compiled_for_compiled_code_has_no_python_wrapper_until_python_calls_it():
-    from arcwise.core.jit import has_python_wrapper
+    from arcwise.core.jit_linking import has_python_wrapper
 
     @njit
     def twice(x):
@@ -110,7 +112,7 @@ def other_caller(x):
 FROM_PYTHON = '''
 import sys
 import kernels
-from arcwise.core.jit import has_python_wrapper
+from arcwise.core.jit_linking import has_python_wrapper
 
 calls = sys.argv[1:]
 results = [getattr(kernels, name)(4) for name in calls]
@@ -120,7 +122,7 @@ print(results, has_python_wrapper(twice), dict(kernels.twice.stats.cache_hits),
 '''
 
 
-@compiled_only
+@linking_only
 def test_a_version_without_python_wrapper_from_the_disk_cache_is_compiled_again(tmp_path):
     """`twice`, compiled for `caller` and cached without wrapper (as LLVM IR): a fresh
     process links it from the cache into another caller; one that calls it from Python
@@ -139,3 +141,50 @@ def test_a_version_without_python_wrapper_from_the_disk_cache_is_compiled_again(
     assert run("other_caller") == "[7] False {(int64,): 1} {}"
     assert run("twice", "caller") == "[8, 9] True {(int64,): 1} {(int64,): 1}"
     assert run("twice") == "[8] True {(int64,): 1} {}"
+
+
+def test_linking_is_for_the_tested_numba_only(monkeypatch):
+    monkeypatch.delenv("ARCWISE_NUMBA_LINKING", raising=False)
+    assert linking_supported("0.68.1") and linking_supported("0.68.0rc1")
+    assert not linking_supported("0.69.0") and not linking_supported("0.61.2")
+    monkeypatch.setenv("ARCWISE_NUMBA_LINKING", "0")
+    assert not linking_supported("0.68.1")
+
+
+PLAIN_NUMBA = '''
+import numba
+import numpy as np
+from arcwise import systems
+from arcwise.core import arrays, jit
+
+@jit.njit(cache=True)
+def made(n):
+    return arrays.empty(n, np.int64).size + arrays.zeros(n, np.int64).sum() \\
+        + arrays.full(n, 2, np.int64).sum()
+
+ts = systems.get("arc-eager")
+gold = [-1, 2, 0, 2, 3]  # heads of words 0..4
+c, steps = ts.initial(4), 0
+while not ts.is_terminal(c):
+    assert min(ts.costs(c, gold).values()) == 0
+    c, steps = ts.apply(c, ts.static_oracle(c, gold)), steps + 1
+print(jit.LINKING, type(made).__name__, made(3), steps, ts.heads(c) == gold)
+'''
+
+
+@compiled_only
+def test_on_another_numba_the_kernels_are_numbas_own_with_the_same_results(tmp_path):
+    """ARCWISE_NUMBA_LINKING=0 stands for a numba arcwise.core.jit_linking was not written
+    for: numba's own njit and overload compile the same kernels to the same results."""
+    src = Path(arcwise.__file__).resolve().parents[1]
+    (tmp_path / "kernels.py").write_text(PLAIN_NUMBA)  # a file: numba caches its kernels
+
+    def run(linking: str) -> str:
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / f"cache-{linking}"),
+               "ARCWISE_NUMBA_LINKING": linking, "PYTHONPATH": str(src)}
+        return subprocess.run([sys.executable, tmp_path / "kernels.py"], env=env, check=True,
+                              capture_output=True, text=True).stdout.split()
+
+    plain, linked = run("0"), run("1")
+    assert plain[:2] == ["False", "CPUDispatcher"]
+    assert plain[2:] == linked[2:] == ["9", "5", "True"]
