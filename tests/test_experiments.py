@@ -546,3 +546,21 @@ def test_dask_workers_in_another_folder_read_a_grids_relative_data(tmp_path):
     assert len(results) == 2
     for result in results.values():  # the files a worker read, named absolutely
         assert result["cell"]["train"] == str(tmp_path / "data" / "en_ewt" / "train.conllu.gz")
+
+
+def test_a_part_of_a_grid_needs_only_its_own_treebanks(tmp_path):
+    """--treebanks a: the data root need not hold the grid's other treebanks."""
+    from arcwise.experiments.cells import selection
+    from arcwise.experiments.run import plan
+
+    (tmp_path / "data" / "a").mkdir(parents=True)
+    for split in ("train", "dev", "test"):
+        (tmp_path / "data" / "a" / f"{split}.conllu").write_text("")
+    (tmp_path / "g.toml").write_text(
+        'treebanks = ["a", "b"]\nseeds = [1]\nepochs = 1\n[[configurations]]\nname = "x"\n'
+        'system = "arc-eager"\noracle = "static"\n')
+    grid = grids.load(tmp_path / "g.toml", tmp_path / "data")
+    _, todo, _ = plan(grid, tmp_path / "out", select=selection(grid, ["a"]))
+    assert [c.treebank for c in todo] == ["a"] and todo[0].train.endswith("a/train.conllu")
+    with pytest.raises(ArcwiseError, match="treebank 'b': no folder"):
+        plan(grid, tmp_path / "out", select=selection(grid, ["b"]))

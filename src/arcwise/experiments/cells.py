@@ -26,6 +26,7 @@ import json
 import platform
 import subprocess
 import time
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -79,12 +80,13 @@ class Cell:
         return {**asdict(self), "config": self.config.to_dict()}
 
 
-def cells_of(grid: Grid, resolve: bool = True) -> list[Cell]:
+def cells_of(grid: Grid, resolve: bool | Collection[str] = True) -> list[Cell]:
     """Every cell of the grid, treebank by treebank; with `resolve`, the split files are
     looked up under the data root (ArcwiseError if a treebank is missing), else left empty
-    (enough to name a cell and find its result)."""
-    files = {t: treebank_files(grid, t) if resolve else dict.fromkeys(SPLITS, "")
-             for t in grid.treebanks}
+    (enough to name a cell and find its result); `resolve` may name the treebanks to look
+    up (those with cells to train)."""
+    files = {t: treebank_files(grid, t) if resolve is True or (resolve and t in resolve)
+             else dict.fromkeys(SPLITS, "") for t in grid.treebanks}
     return [Cell(t, str(files[t]["train"]), str(files[t]["dev"]), str(files[t]["test"]), config,
                  seed, grid.epochs, grid.limits.get("train"), grid.limits.get("dev"),
                  grid.limits.get("test"))

@@ -51,7 +51,8 @@ def plan(grid: Grid, results_dir: str | Path, rerun: bool = False,
             check_cached(cell, cached[cell.key])
     missing = {c.key for c in cells if (rerun or c.key not in cached)
                and (select is None or select(c))}
-    todo = [c for c in cells_of(grid) if c.key in missing] if missing else []
+    needed = {c.treebank for c in cells if c.key in missing}  # the data of these only
+    todo = [c for c in cells_of(grid, resolve=needed) if c.key in missing] if missing else []
     return cells, todo, cached
 
 
