@@ -37,6 +37,8 @@ VARIANTS = [
     ("covington-nm+root", {}),
     ("covington-nl", {}),
     ("covington-nl+root", {}),
+    ("covington-nl-nm", {}),
+    ("covington-nl-nm+root", {}),
     ("two-planar", {}),
     ("two-planar", {"regularize": False}),
 ]
@@ -57,7 +59,8 @@ def test_generated_dispatch_groups_shared_kernels_and_variants():
 
     texts = {path.name + path.parent.name: text for path, text in generated().items()}
     systems_text, oracles_text = texts["systems.pydispatch"], texts["oracles.pydispatch"]
-    assert ("if system == COVINGTON or system == COVINGTON_NM or system == COVINGTON_NL:\n"
+    assert ("if (system == COVINGTON or system == COVINGTON_NM or system == COVINGTON_NL\n"
+            "           or system == COVINGTON_NL_NM):\n"
             "        return covington.initial(n, options)") in systems_text
     assert "if system == COVINGTON_NL:\n        return covington_nonlocal.n_actions(n)" in \
         systems_text  # a system whose actions carry k counts them per sentence
@@ -78,7 +81,7 @@ def test_a_new_registry_entry_is_all_the_dispatch_needs():
     texts = {path.parent.name + "/" + path.name: text
              for path, text in generated(Registry(entries)).items()}
     assert '"arc-eager-copy": ARC_EAGER_COPY,' in texts["systems/ids.py"]
-    assert "ARC_EAGER_COPY = 7" in texts["systems/ids.py"]
+    assert "ARC_EAGER_COPY = 8" in texts["systems/ids.py"]
     assert ("if system == ARC_EAGER or system == ARC_EAGER_NM or system == ARC_EAGER_COPY:\n"
             "        return arc_eager.initial(n, options)") in texts["dispatch/systems.py"]
     assert "if system == ARC_EAGER_COPY:\n        return ARC_EAGER_COPY_ACTIONS" in \

@@ -6,10 +6,11 @@
 
 Names: arc-eager (+lba, +rba, +lnba, +rnba, combinable), arc-eager-nm,
 arc-hybrid (+swap), covington (+root), covington-nm (+root), covington-nl (+root),
-two-planar.  A system module knows nothing of oracles; this registry is the one
-place that pairs each system with its oracle module (by name, imported on first
-use) and its feature tables.  Adding a system: its module, its oracle module, an
-entry here, then ``python -m arcwise.dispatch.generate`` (the compiled dispatch).
+covington-nl-nm (+root), two-planar.  A system module knows nothing of oracles;
+this registry is the one place that pairs each system with its oracle module (by
+name, imported on first use) and its feature tables.  Adding a system: its module,
+its oracle module, an entry here, then ``python -m arcwise.dispatch.generate`` (the
+compiled dispatch).
 """
 
 from arcwise.systems.base import Configuration, Entry, TransitionSystem
@@ -47,6 +48,11 @@ REGISTRY = _Registry(
         # appended: a system's id is its place here
         "covington-nl": Entry(
             "arcwise.systems.covington_nonlocal", "arcwise.oracles.covington_nonlocal",
+            features="covington.txt", guide_features="guide_covington.txt",
+        ),
+        "covington-nl-nm": Entry(
+            "arcwise.systems.covington_nonlocal_nonmonotonic",
+            "arcwise.oracles.covington_nonlocal_nonmonotonic",
             features="covington.txt", guide_features="guide_covington.txt",
         ),
     }
