@@ -125,6 +125,15 @@ def test_scripted_non_projective_sentence():
     assert TS.is_terminal(c) and headless_to_root(TS.heads(c)) == gold
 
 
+def test_after_a_right_arc_j_still_takes_dependents_further_left():
+    """j stays the focus after Right-Arc_k (Figure 1, as Covington's Right-Arc): here 3's
+    head 2 and its dependent 1 are both left of it, the head nearer."""
+    gold = [-1, 3, 0, 2]  # 2 -> 3 -> 1
+    final, taken = static_oracle_path(TS, gold)
+    assert taken == ["shift", "shift", "right-arc-1", "left-arc-1", "shift"]
+    assert headless_to_root(TS.heads(final)) == gold
+
+
 def test_a_long_arc_in_one_transition_and_what_it_skips():
     gold = [-1, 4, 4, 4, 0]  # 4 heads every word before it
     c = run(TS, 4, ["shift"] * 3)  # λ1 = [1, 2, 3], j = 4

@@ -4,7 +4,7 @@ Left-Arc_k is k - 1 No-Arcs then covington-nm's Left-Arc (Right-Arc_k likewise),
 No-Arcs before a Shift change nothing, so from every configuration this system reaches
 the terminal configurations covington-nm reaches: its loss ℓ(c) is covington-nm's, and
 the three bounds of `arcwise.oracles.covington_nonmonotonic` (2017 paper, Algorithm 2:
-``upper`` |U| + n_c, ``pc-upper`` |U| + n_pc, ``lower`` |U|) bound it unchanged.  An
+upper ``|U| + n_c``, pc-upper ``|U| + n_pc``, lower ``|U|``) bound it unchanged.  An
 action's cost is the chosen bound after it minus before.  The static oracle is
 covington-nl's.
 """
