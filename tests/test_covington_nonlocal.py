@@ -168,6 +168,7 @@ def test_action_names_carry_k():
             TS.apply(c, bad)
     with pytest.raises(ValueError, match="not legal"):
         TS.apply(c, "left-arc-5")  # λ1 has 4 words
+    assert TS.arc(c, "right-arc-5") is None and TS.arc(c, "right-arc-4") == (1, 5)
     assert TS.actions == ("shift", "left-arc-k", "right-arc-k")
 
 

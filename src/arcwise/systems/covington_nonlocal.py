@@ -98,10 +98,11 @@ def legal(state, mask):
 
 @njit(cache=True)
 def arc(state, action):
-    """(head, dependent) of the arc `action` builds in state, (-1, -1) for Shift."""
-    if action == SHIFT:
-        return -1, -1
+    """(head, dependent) of the arc `action` builds in state, (-1, -1) for Shift and for a
+    k beyond λ1."""
     x, j = attached(state, action), st.buffer_get(state, 0)
+    if action == SHIFT or x < first_word(state) or j == -1:
+        return -1, -1
     if action % 2 == 1:
         return j, x
     return x, j
