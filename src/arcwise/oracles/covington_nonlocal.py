@@ -25,7 +25,7 @@ from arcwise.systems import state as st
 from arcwise.systems.base import OracleKernels, SystemKernels
 from arcwise.systems.covington import first_word
 
-# Covington's exact loss and gold preparation, exported for the compiled dispatch
+# what the compiled dispatch reads here, Covington's exact loss included
 __all__ = ["can_build", "costs", "loss", "make", "prepare", "static"]
 
 

@@ -20,7 +20,7 @@ from arcwise.oracles.covington_nonmonotonic import BOUNDS, loss
 from arcwise.systems import covington_nonlocal_nonmonotonic as system
 from arcwise.systems.base import OracleKernels, SystemKernels
 
-# the kernels shared with covington-nl and covington-nm, for the compiled dispatch
+# what the compiled dispatch reads here, covington-nl's and covington-nm's kernels included
 __all__ = ["can_build", "costs", "loss", "make", "prepare", "static"]
 
 

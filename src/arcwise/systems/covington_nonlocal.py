@@ -54,7 +54,7 @@ ACTIONS = ("shift", "left-arc", "right-arc")  # the transition kinds; ids carry 
 LABELED = (False, True, True)
 VARIANTS = ("root",)  # covington-nl+root
 
-# Covington's kernels and tables this system shares, exported for the compiled dispatch
+# what the compiled dispatch reads here, Covington's shared kernels included
 __all__ = ["BASES", "NEURAL_FEATURES", "base_positions", "distance_words", "focus_words",
            "initial", "is_terminal", "legal", "apply", "arc", "n_actions", "make"]
 

@@ -52,7 +52,7 @@ from arcwise.systems.covington_nonmonotonic import attach
 
 VARIANTS = ("root",)  # covington-nl-nm+root
 
-# the kernels and tables shared with Covington and covington-nl, for the compiled dispatch
+# what the compiled dispatch reads here, covington and covington-nl kernels included
 __all__ = ["ACTIONS", "BASES", "LABELED", "NEURAL_FEATURES", "apply", "arc", "base_positions",
            "distance_words", "focus_words", "initial", "is_terminal", "legal", "make",
            "n_actions"]
