@@ -35,6 +35,10 @@ VARIANTS = [
     ("covington-nm", {}),
     ("covington-nm", {"priority": "monotonic"}),
     ("covington-nm+root", {}),
+    ("covington-nl", {}),
+    ("covington-nl+root", {}),
+    ("covington-nl-nm", {}),
+    ("covington-nl-nm+root", {}),
     ("two-planar", {}),
     ("two-planar", {"regularize": False}),
 ]
@@ -55,7 +59,11 @@ def test_generated_dispatch_groups_shared_kernels_and_variants():
 
     texts = {path.name + path.parent.name: text for path, text in generated().items()}
     systems_text, oracles_text = texts["systems.pydispatch"], texts["oracles.pydispatch"]
-    assert "if system == COVINGTON or system == COVINGTON_NM:\n        return covington.initial(n, options)" in systems_text
+    assert ("if (system == COVINGTON or system == COVINGTON_NM or system == COVINGTON_NL\n"
+            "           or system == COVINGTON_NL_NM):\n"
+            "        return covington.initial(n, options)") in systems_text
+    assert "if system == COVINGTON_NL:\n        return covington_nonlocal.n_actions(n)" in \
+        systems_text  # a system whose actions carry k counts them per sentence
     assert "return two_planar.initial(n)\n" in systems_text  # a system without variants
     assert "if variant == two_planar.UNREGULARIZED:" in oracles_text
 
@@ -73,7 +81,7 @@ def test_a_new_registry_entry_is_all_the_dispatch_needs():
     texts = {path.parent.name + "/" + path.name: text
              for path, text in generated(Registry(entries)).items()}
     assert '"arc-eager-copy": ARC_EAGER_COPY,' in texts["systems/ids.py"]
-    assert "ARC_EAGER_COPY = 6" in texts["systems/ids.py"]
+    assert "ARC_EAGER_COPY = 8" in texts["systems/ids.py"]
     assert ("if system == ARC_EAGER or system == ARC_EAGER_NM or system == ARC_EAGER_COPY:\n"
             "        return arc_eager.initial(n, options)") in texts["dispatch/systems.py"]
     assert "if system == ARC_EAGER_COPY:\n        return ARC_EAGER_COPY_ACTIONS" in \
@@ -110,16 +118,16 @@ def test_dispatch_equals_module_kernels(key, gold, seed):
     prepared = oracle.prepare(np.asarray(gold, dtype=np.int32))
     state = k.initial(n)
     assert np.array_equal(system_dispatch.initial(system, n, k.options), state)
-    assert system_dispatch.n_actions(system) == len(k.actions)
+    assert system_dispatch.n_actions(system, n) == k.action_count(n)
     twin = state.copy()  # the state driven through the dispatcher
     rng = np.random.default_rng(seed)
     for _ in range(4 * (n + 1) * (n + 1)):
         assert bool(system_dispatch.is_terminal(system, twin)) == bool(k.is_terminal(state))
         if k.is_terminal(state):
             break
-        mask = np.zeros(len(k.actions), dtype=np.bool_)
+        mask = np.zeros(k.action_count(n), dtype=np.bool_)
         k.legal(state, mask)
-        twin_mask = np.zeros(len(k.actions), dtype=np.bool_)
+        twin_mask = np.zeros(k.action_count(n), dtype=np.bool_)
         system_dispatch.legal(system, twin, twin_mask)
         assert np.array_equal(twin_mask, mask)
         assert oracle_dispatch.static(system, variant, twin, prepared) == oracle.static(
@@ -128,13 +136,13 @@ def test_dispatch_equals_module_kernels(key, gold, seed):
         for bound in range(max(len(oracle.bounds), 1)):
             expected = oracle.loss(state, prepared, bound)
             assert oracle_dispatch.loss(system, variant, twin, prepared, bound) == expected
-            out = np.zeros(len(k.actions), dtype=np.int64)
+            out = np.zeros(k.action_count(n), dtype=np.int64)
             oracle.costs(state, prepared, bound, out)
-            twin_out = np.zeros(len(k.actions), dtype=np.int64)
+            twin_out = np.zeros(k.action_count(n), dtype=np.int64)
             oracle_dispatch.costs(system, variant, twin, prepared, bound, twin_out)
             assert np.array_equal(twin_out[mask], out[mask])
         action = int(rng.choice(np.flatnonzero(mask)))
-        label = int(rng.integers(-1, 3)) if k.labeled[action] else -1
+        label = int(rng.integers(-1, 3)) if k.takes_label(action) else -1
         k.apply(state, action, label)
         system_dispatch.apply(system, twin, action, label)
         assert np.array_equal(twin, state)
@@ -150,7 +158,7 @@ def test_walk_follows_the_modules_static_oracle(key, gold):
     prepared = oracle.prepare(np.asarray(gold, dtype=np.int32))
     expected = k.initial(n)
     taken = 0
-    mask = np.zeros(len(k.actions), dtype=np.bool_)
+    mask = np.zeros(k.action_count(n), dtype=np.bool_)
     while not k.is_terminal(expected):
         mask[:] = False
         k.legal(expected, mask)
@@ -218,10 +226,9 @@ def test_a_first_parse_compiles_the_models_system_alone(tmp_path):
     keeps that system's branch, so a first parse with an arc-eager model compiles arc-eager's
     kernels and no other system's: a cold start pays for the model's system only (issue
     #40, item 4)."""
+    from arcwise.io import conllu
     from tests.ewt import train_and_dev
     from tests.tiny_model import tiny_parser
-
-    from arcwise.io import conllu
 
     model, sentences = tmp_path / "arc-eager.model", tmp_path / "two.conllu"
     tiny_parser().save(model)

@@ -15,6 +15,8 @@ DEV = "data/en_ewt/dev.conllu.gz"
 CASES = [
     ("covington", lambda h: True),
     ("covington-nm", lambda h: True),
+    ("covington-nl", lambda h: True),
+    ("covington-nl-nm", lambda h: True),
     ("arc-eager", is_projective),
     ("arc-eager-nm", is_projective),
     ("arc-hybrid", is_projective),

@@ -18,10 +18,10 @@ def min_loss(ts, c, gold, memo=None, limit=2_000_000) -> int:
     """
     k = ts.kernels
     memo = {} if memo is None else memo
-    n_actions = len(k.actions)
+    n_actions = k.action_count(c.n)
     gold = list(gold)
     mask = np.zeros(n_actions, dtype=np.bool_)
-    enabled = k.enabled
+    enabled = k.enabled_ids(c.n)
 
     def search(state):
         key = state.tobytes()

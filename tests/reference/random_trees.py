@@ -59,10 +59,11 @@ def random_walk(ts, n, rng: np.random.Generator, steps: int):
 
 
 @hs.composite
-def reachable_configurations(draw, ts, gold):
-    """A configuration reached from the start by random legal actions."""
+def reachable_configurations(draw, ts, gold, max_steps=None):
+    """A configuration reached from the start by up to `max_steps` (default 4 (n + 1))
+    random legal actions."""
     seed = draw(hs.integers(0, 2**32 - 1))
-    steps = draw(hs.integers(0, 4 * len(gold)))
+    steps = draw(hs.integers(0, 4 * len(gold) if max_steps is None else max_steps))
     return random_walk(ts, len(gold) - 1, np.random.default_rng(seed), steps)
 
 

@@ -77,14 +77,14 @@ def static_arcs(ts: TransitionSystem, trees: Iterable[np.ndarray]) -> dict[str, 
     if ts.oracle is None:
         raise NotImplementedError(f"{ts.name} has no oracle yet")
     k, oracle = ts.kernels, ts.oracle
-    taken = np.zeros(len(k.actions), dtype=np.int64)
+    trees = [gold for gold in (np.asarray(g, dtype=np.int32) for g in trees)
+             if not np.any(gold[1:] < 0) and ts.can_build(gold)]
+    longest = max((len(gold) - 1 for gold in trees), default=0)
+    taken = np.zeros(k.action_count(longest), dtype=np.int64)  # covington-nl: ids up to 2n
     for gold in trees:
-        gold = np.asarray(gold, dtype=np.int32)
-        if np.any(gold[1:] < 0) or not ts.can_build(gold):
-            continue
         n = len(gold) - 1
         state = initial(k.system_id, n, k.options)
         max_steps = 4 * (n + 1) * (n + 1) + 16
         count_static_oracle(k.system_id, oracle.variant, state, oracle.prepare(gold),
                             max_steps, taken)
-    return {k.actions[a]: int(taken[a]) for a in k.enabled if k.labeled[a]}
+    return {k.action_name(a): int(taken[a]) for a in k.enabled_ids(longest) if k.takes_label(a)}

@@ -15,7 +15,9 @@ rewrites `arcwise/systems/ids.py`, `arcwise/dispatch/systems.py` and
 (tests/test_dispatch.py runs it).
 
 A system module exports ACTIONS and the compiled initial, is_terminal, legal,
-apply, arc, base_positions, focus_words and distance_words.  An oracle module
+apply, arc, base_positions, focus_words and distance_words; one whose actions carry a
+parameter bounded by the sentence length (covington-nl) also exports the compiled
+``n_actions(n)``, its number of action ids for n words.  An oracle module
 exports static, loss and costs; where its variants (`OracleKernels.variant`) use other
 kernels it names them in VARIANT_KERNELS, {"CONSTANT": {"costs": function}}
 (CONSTANT: the module's name of that variant id).  Systems whose kernel is the
@@ -217,6 +219,12 @@ def grouped(kernel: str, modules: dict[str, ModuleType], oracle: bool = False) -
     return list(groups.values())
 
 
+def parameterised(module: ModuleType) -> bool:
+    """Does a system module count its action ids per sentence (a compiled ``n_actions(n)``:
+    covington-nl's left-arc-k), rather than have a fixed ACTIONS tuple?"""
+    return hasattr(module, "n_actions")
+
+
 def registry_modules(registry: Any = None) -> tuple[dict[str, ModuleType], dict[str, ModuleType]]:
     """The system and oracle modules of every system of a registry (default: arcwise's
     `arcwise.systems.REGISTRY`), in registry order."""
@@ -301,20 +309,26 @@ def generated(registry: Any = None) -> dict[Path, str]:
     """Every generated file's path and text, from the registry as it is now (or another)."""
     systems, oracles = registry_modules(registry)
     n_actions = ["", ""] + [f"{constant(n)}_ACTIONS = len({alias(m.__name__)}.ACTIONS)"
-                            for n, m in systems.items()]
-    n_actions += ["", "", "@njit(cache=True)", "def _n_actions(system):"]
-    n_actions += [f"    if system == {constant(n)}:\n        return {constant(n)}_ACTIONS"
-                  for n in systems]
+                            for n, m in systems.items() if not parameterised(m)]
+
+    def count(name: str, module: ModuleType) -> str:
+        if parameterised(module):
+            return f"{alias(module.__name__)}.n_actions(n)"
+        return f"{constant(name)}_ACTIONS"
+
+    n_actions += ["", "", "@njit(cache=True)", "def _n_actions(system, n):"]
+    n_actions += [f"    if system == {constant(n)}:\n        return {count(n, m)}"
+                  for n, m in systems.items()]
     n_actions += ['    raise ValueError("unknown system id")', "", "",
-                  "def n_actions(system):",
-                  '    """Number of action ids of the system\'s kernels (the length of a legal '
-                  'mask)."""', "    return _n_actions(system)", "", "",
+                  "def n_actions(system, n):",
+                  '    """Number of action ids of the system\'s kernels for an n-word sentence '
+                  '(the length\n    of a legal mask)."""', "    return _n_actions(system, n)", "", "",
                   "@overload(n_actions, prefer_literal=True)",
-                  "def _n_actions_of_literal(system):",
+                  "def _n_actions_of_literal(system, n):",
                   "    if isinstance(system, types.IntegerLiteral):"]
     n_actions += [f"        if system.literal_value == {constant(n)}:\n"
-                  f"            return lambda system: {constant(n)}_ACTIONS" for n in systems]
-    n_actions.append("    return lambda system: _n_actions(system)")
+                  f"            return lambda system, n: {count(n, m)}" for n, m in systems.items()]
+    n_actions.append("    return lambda system, n: _n_actions(system, n)")
     return {
         PACKAGE / "systems" / "ids.py": ids_source(list(systems)),
         PACKAGE / "dispatch" / "systems.py": dispatch_source(SYSTEMS_DOC, SYSTEM_KERNELS,

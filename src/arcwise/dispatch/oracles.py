@@ -15,12 +15,16 @@ from arcwise.oracles import arc_eager
 from arcwise.oracles import arc_eager_nonmonotonic
 from arcwise.oracles import arc_hybrid
 from arcwise.oracles import covington
+from arcwise.oracles import covington_nonlocal
+from arcwise.oracles import covington_nonlocal_nonmonotonic
 from arcwise.oracles import covington_nonmonotonic
 from arcwise.oracles import two_planar
 from arcwise.systems.ids import ARC_EAGER
 from arcwise.systems.ids import ARC_EAGER_NM
 from arcwise.systems.ids import ARC_HYBRID
 from arcwise.systems.ids import COVINGTON
+from arcwise.systems.ids import COVINGTON_NL
+from arcwise.systems.ids import COVINGTON_NL_NM
 from arcwise.systems.ids import COVINGTON_NM
 from arcwise.systems.ids import TWO_PLANAR
 
@@ -38,6 +42,8 @@ def static(system, variant, state, gold):
         return covington.static(state, gold)
     if system == TWO_PLANAR:
         return two_planar.static(state, gold)
+    if system == COVINGTON_NL or system == COVINGTON_NL_NM:
+        return covington_nonlocal.static(state, gold)
     raise ValueError("unknown system id")
 
 
@@ -52,9 +58,9 @@ def loss(system, variant, state, gold, bound):
         if variant == arc_hybrid.LAZY_SWAP or variant == arc_hybrid.EAGER_SWAP:
             return arc_hybrid.swap_loss(state, gold, bound)
         return arc_hybrid.loss(state, gold, bound)
-    if system == COVINGTON:
+    if system == COVINGTON or system == COVINGTON_NL:
         return covington.loss(state, gold, bound)
-    if system == COVINGTON_NM:
+    if system == COVINGTON_NM or system == COVINGTON_NL_NM:
         return covington_nonmonotonic.loss(state, gold, bound)
     if system == TWO_PLANAR:
         return two_planar.loss(state, gold, bound)
@@ -88,5 +94,9 @@ def costs(system, variant, state, gold, bound, out):
             two_planar.costs_unregularized(state, gold, bound, out)
         else:
             two_planar.costs(state, gold, bound, out)
+    elif system == COVINGTON_NL:
+        covington_nonlocal.costs(state, gold, bound, out)
+    elif system == COVINGTON_NL_NM:
+        covington_nonlocal_nonmonotonic.costs(state, gold, bound, out)
     else:
         raise ValueError("unknown system id")

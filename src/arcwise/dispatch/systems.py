@@ -24,6 +24,8 @@ from arcwise.systems import arc_eager
 from arcwise.systems import arc_eager_nonmonotonic
 from arcwise.systems import arc_hybrid
 from arcwise.systems import covington
+from arcwise.systems import covington_nonlocal
+from arcwise.systems import covington_nonlocal_nonmonotonic
 from arcwise.systems import covington_nonmonotonic
 from arcwise.systems import positions
 from arcwise.systems import two_planar
@@ -31,6 +33,8 @@ from arcwise.systems.ids import ARC_EAGER
 from arcwise.systems.ids import ARC_EAGER_NM
 from arcwise.systems.ids import ARC_HYBRID
 from arcwise.systems.ids import COVINGTON
+from arcwise.systems.ids import COVINGTON_NL
+from arcwise.systems.ids import COVINGTON_NL_NM
 from arcwise.systems.ids import COVINGTON_NM
 from arcwise.systems.ids import TWO_PLANAR
 
@@ -44,7 +48,7 @@ TWO_PLANAR_ACTIONS = len(two_planar.ACTIONS)
 
 
 @njit(cache=True)
-def _n_actions(system):
+def _n_actions(system, n):
     if system == ARC_EAGER:
         return ARC_EAGER_ACTIONS
     if system == ARC_EAGER_NM:
@@ -57,30 +61,39 @@ def _n_actions(system):
         return COVINGTON_NM_ACTIONS
     if system == TWO_PLANAR:
         return TWO_PLANAR_ACTIONS
+    if system == COVINGTON_NL:
+        return covington_nonlocal.n_actions(n)
+    if system == COVINGTON_NL_NM:
+        return covington_nonlocal_nonmonotonic.n_actions(n)
     raise ValueError("unknown system id")
 
 
-def n_actions(system):
-    """Number of action ids of the system's kernels (the length of a legal mask)."""
-    return _n_actions(system)
+def n_actions(system, n):
+    """Number of action ids of the system's kernels for an n-word sentence (the length
+    of a legal mask)."""
+    return _n_actions(system, n)
 
 
 @overload(n_actions, prefer_literal=True)
-def _n_actions_of_literal(system):
+def _n_actions_of_literal(system, n):
     if isinstance(system, types.IntegerLiteral):
         if system.literal_value == ARC_EAGER:
-            return lambda system: ARC_EAGER_ACTIONS
+            return lambda system, n: ARC_EAGER_ACTIONS
         if system.literal_value == ARC_EAGER_NM:
-            return lambda system: ARC_EAGER_NM_ACTIONS
+            return lambda system, n: ARC_EAGER_NM_ACTIONS
         if system.literal_value == ARC_HYBRID:
-            return lambda system: ARC_HYBRID_ACTIONS
+            return lambda system, n: ARC_HYBRID_ACTIONS
         if system.literal_value == COVINGTON:
-            return lambda system: COVINGTON_ACTIONS
+            return lambda system, n: COVINGTON_ACTIONS
         if system.literal_value == COVINGTON_NM:
-            return lambda system: COVINGTON_NM_ACTIONS
+            return lambda system, n: COVINGTON_NM_ACTIONS
         if system.literal_value == TWO_PLANAR:
-            return lambda system: TWO_PLANAR_ACTIONS
-    return lambda system: _n_actions(system)
+            return lambda system, n: TWO_PLANAR_ACTIONS
+        if system.literal_value == COVINGTON_NL:
+            return lambda system, n: covington_nonlocal.n_actions(n)
+        if system.literal_value == COVINGTON_NL_NM:
+            return lambda system, n: covington_nonlocal_nonmonotonic.n_actions(n)
+    return lambda system, n: _n_actions(system, n)
 
 
 @njit(cache=True)
@@ -89,7 +102,8 @@ def _initial(system, n, options):
         return arc_eager.initial(n, options)
     if system == ARC_HYBRID:
         return arc_hybrid.initial(n, options)
-    if system == COVINGTON or system == COVINGTON_NM:
+    if (system == COVINGTON or system == COVINGTON_NM or system == COVINGTON_NL
+           or system == COVINGTON_NL_NM):
         return covington.initial(n, options)
     if system == TWO_PLANAR:
         return two_planar.initial(n)
@@ -108,7 +122,8 @@ def _initial_of_literal(system, n, options):
             return lambda system, n, options: arc_eager.initial(n, options)
         if system.literal_value == ARC_HYBRID:
             return lambda system, n, options: arc_hybrid.initial(n, options)
-        if system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM:
+        if (system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM
+               or system.literal_value == COVINGTON_NL or system.literal_value == COVINGTON_NL_NM):
             return lambda system, n, options: covington.initial(n, options)
         if system.literal_value == TWO_PLANAR:
             return lambda system, n, options: two_planar.initial(n)
@@ -121,7 +136,8 @@ def _is_terminal(system, state):
         return arc_eager.is_terminal(state)
     if system == ARC_HYBRID:
         return arc_hybrid.is_terminal(state)
-    if system == COVINGTON or system == COVINGTON_NM:
+    if (system == COVINGTON or system == COVINGTON_NM or system == COVINGTON_NL
+           or system == COVINGTON_NL_NM):
         return covington.is_terminal(state)
     if system == TWO_PLANAR:
         return two_planar.is_terminal(state)
@@ -139,7 +155,8 @@ def _is_terminal_of_literal(system, state):
             return lambda system, state: arc_eager.is_terminal(state)
         if system.literal_value == ARC_HYBRID:
             return lambda system, state: arc_hybrid.is_terminal(state)
-        if system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM:
+        if (system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM
+               or system.literal_value == COVINGTON_NL or system.literal_value == COVINGTON_NL_NM):
             return lambda system, state: covington.is_terminal(state)
         if system.literal_value == TWO_PLANAR:
             return lambda system, state: two_planar.is_terminal(state)
@@ -160,6 +177,10 @@ def _legal(system, state, mask):
         covington_nonmonotonic.legal(state, mask)
     elif system == TWO_PLANAR:
         two_planar.legal(state, mask)
+    elif system == COVINGTON_NL:
+        covington_nonlocal.legal(state, mask)
+    elif system == COVINGTON_NL_NM:
+        covington_nonlocal_nonmonotonic.legal(state, mask)
     else:
         raise ValueError("unknown system id")
 
@@ -184,6 +205,10 @@ def _legal_of_literal(system, state, mask):
             return lambda system, state, mask: covington_nonmonotonic.legal(state, mask)
         if system.literal_value == TWO_PLANAR:
             return lambda system, state, mask: two_planar.legal(state, mask)
+        if system.literal_value == COVINGTON_NL:
+            return lambda system, state, mask: covington_nonlocal.legal(state, mask)
+        if system.literal_value == COVINGTON_NL_NM:
+            return lambda system, state, mask: covington_nonlocal_nonmonotonic.legal(state, mask)
     return lambda system, state, mask: _legal(system, state, mask)
 
 
@@ -201,6 +226,10 @@ def _apply(system, state, action, label):
         covington_nonmonotonic.apply(state, action, label)
     elif system == TWO_PLANAR:
         two_planar.apply(state, action, label)
+    elif system == COVINGTON_NL:
+        covington_nonlocal.apply(state, action, label)
+    elif system == COVINGTON_NL_NM:
+        covington_nonlocal_nonmonotonic.apply(state, action, label)
     else:
         raise ValueError("unknown system id")
 
@@ -225,6 +254,10 @@ def _apply_of_literal(system, state, action, label):
             return lambda system, state, action, label: covington_nonmonotonic.apply(state, action, label)
         if system.literal_value == TWO_PLANAR:
             return lambda system, state, action, label: two_planar.apply(state, action, label)
+        if system.literal_value == COVINGTON_NL:
+            return lambda system, state, action, label: covington_nonlocal.apply(state, action, label)
+        if system.literal_value == COVINGTON_NL_NM:
+            return lambda system, state, action, label: covington_nonlocal_nonmonotonic.apply(state, action, label)
     return lambda system, state, action, label: _apply(system, state, action, label)
 
 
@@ -240,6 +273,8 @@ def _arc(system, state, action):
         return covington.arc(state, action)
     if system == TWO_PLANAR:
         return two_planar.arc(state, action)
+    if system == COVINGTON_NL or system == COVINGTON_NL_NM:
+        return covington_nonlocal.arc(state, action)
     raise ValueError("unknown system id")
 
 
@@ -267,6 +302,8 @@ def _arc_of_literal(system, state, action):
             return lambda system, state, action: covington.arc(state, action)
         if system.literal_value == TWO_PLANAR:
             return lambda system, state, action: two_planar.arc(state, action)
+        if system.literal_value == COVINGTON_NL or system.literal_value == COVINGTON_NL_NM:
+            return lambda system, state, action: covington_nonlocal.arc(state, action)
     return lambda system, state, action: _arc(system, state, action)
 
 
@@ -274,7 +311,8 @@ def _arc_of_literal(system, state, action):
 def _base_positions(system, state, out):
     if system == ARC_EAGER or system == ARC_EAGER_NM or system == ARC_HYBRID:
         positions.stack_base_positions(state, out)
-    elif system == COVINGTON or system == COVINGTON_NM:
+    elif (system == COVINGTON or system == COVINGTON_NM or system == COVINGTON_NL
+             or system == COVINGTON_NL_NM):
         covington.base_positions(state, out)
     elif system == TWO_PLANAR:
         two_planar.base_positions(state, out)
@@ -295,7 +333,8 @@ def _base_positions_of_literal(system, state, out):
         if (system.literal_value == ARC_EAGER or system.literal_value == ARC_EAGER_NM
                or system.literal_value == ARC_HYBRID):
             return lambda system, state, out: positions.stack_base_positions(state, out)
-        if system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM:
+        if (system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM
+               or system.literal_value == COVINGTON_NL or system.literal_value == COVINGTON_NL_NM):
             return lambda system, state, out: covington.base_positions(state, out)
         if system.literal_value == TWO_PLANAR:
             return lambda system, state, out: two_planar.base_positions(state, out)
@@ -307,7 +346,8 @@ def _focus_words(system, words):
     if (system == ARC_EAGER or system == ARC_EAGER_NM or system == ARC_HYBRID
            or system == TWO_PLANAR):
         return positions.stack_focus_words(words)
-    if system == COVINGTON or system == COVINGTON_NM:
+    if (system == COVINGTON or system == COVINGTON_NM or system == COVINGTON_NL
+           or system == COVINGTON_NL_NM):
         return covington.focus_words(words)
     raise ValueError("unknown system id")
 
@@ -323,7 +363,8 @@ def _focus_words_of_literal(system, words):
         if (system.literal_value == ARC_EAGER or system.literal_value == ARC_EAGER_NM
                or system.literal_value == ARC_HYBRID or system.literal_value == TWO_PLANAR):
             return lambda system, words: positions.stack_focus_words(words)
-        if system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM:
+        if (system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM
+               or system.literal_value == COVINGTON_NL or system.literal_value == COVINGTON_NL_NM):
             return lambda system, words: covington.focus_words(words)
     return lambda system, words: _focus_words(system, words)
 
@@ -334,7 +375,8 @@ def _distance_words(system, state, words):
         return positions.stack_distance_words(state, words)
     if system == ARC_HYBRID:
         return arc_hybrid.distance_words(state, words)
-    if system == COVINGTON or system == COVINGTON_NM:
+    if (system == COVINGTON or system == COVINGTON_NM or system == COVINGTON_NL
+           or system == COVINGTON_NL_NM):
         return covington.distance_words(state, words)
     raise ValueError("unknown system id")
 
@@ -352,6 +394,7 @@ def _distance_words_of_literal(system, state, words):
             return lambda system, state, words: positions.stack_distance_words(state, words)
         if system.literal_value == ARC_HYBRID:
             return lambda system, state, words: arc_hybrid.distance_words(state, words)
-        if system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM:
+        if (system.literal_value == COVINGTON or system.literal_value == COVINGTON_NM
+               or system.literal_value == COVINGTON_NL or system.literal_value == COVINGTON_NL_NM):
             return lambda system, state, words: covington.distance_words(state, words)
     return lambda system, state, words: _distance_words(system, state, words)

@@ -32,7 +32,7 @@ def follow_static_oracle(system, variant, state, gold, max_steps):
 def count_static_oracle(system, variant, state, gold, max_steps, taken):
     """`follow_static_oracle`, adding 1 to taken[a] for every action a the oracle chose
     (taken: int64 [number of actions], or empty to count nothing)."""
-    n_actions = systems.n_actions(system)
+    n_actions = systems.n_actions(system, state[st.N])
     mask = np.zeros(n_actions, dtype=np.bool_)
     steps = 0
     ok = True

@@ -134,6 +134,7 @@ class ClassSet:
     @classmethod
     def for_system(cls, kernels, labels: Sequence[str]) -> ClassSet:
         """The classes of a `SystemKernels` (its enabled actions) with these labels."""
+        check_fixed_actions(kernels)
         return cls(kernels.actions, kernels.labeled, kernels.enabled, labels)
 
     def class_of(self, action: int, label: int = -1) -> int:
@@ -183,6 +184,14 @@ class ClassSet:
     def __repr__(self) -> str:
         n, unlabeled, labeled = self.n_classes, self.n_unlabeled, self.n_slots
         return f"ClassSet({n} classes: {unlabeled} unlabeled, {labeled} labeled)"
+
+
+def check_fixed_actions(kernels) -> None:
+    """ValueError for a system whose actions carry a parameter up to the sentence length
+    (covington-nl's left-arc-k): its action ids are no fixed set of classes."""
+    if kernels.parameterised is not None:
+        raise ValueError(f"{kernels.name} has an action per k (left-arc-k): a model scores "
+                         "a fixed set of transitions, not yet one per k (issue #43, item 3)")
 
 
 @njit(cache=True)

@@ -5,11 +5,12 @@
 >>> c = ts.initial(3)
 
 Names: arc-eager (+lba, +rba, +lnba, +rnba, combinable), arc-eager-nm,
-arc-hybrid (+swap), covington (+root), covington-nm (+root), two-planar.  A system module
-knows nothing of oracles; this registry is the one place that pairs each
-system with its oracle module (by name, imported on first use) and its feature
-tables.  Adding a system: its module, its oracle module, an entry here, then
-``python -m arcwise.dispatch.generate`` (the compiled dispatch).
+arc-hybrid (+swap), covington (+root), covington-nm (+root), covington-nl (+root),
+covington-nl-nm (+root), two-planar.  A system module knows nothing of oracles;
+this registry is the one place that pairs each system with its oracle module (by
+name, imported on first use) and its feature tables.  Adding a system: its module,
+its oracle module, an entry here, then ``python -m arcwise.dispatch.generate`` (the
+compiled dispatch).
 """
 
 from arcwise.systems.base import Configuration, Entry, TransitionSystem
@@ -43,6 +44,16 @@ REGISTRY = _Registry(
         "two-planar": Entry(
             "arcwise.systems.two_planar", "arcwise.oracles.two_planar",
             features="two_planar.txt", guide_features="guide_stack.txt",
+        ),
+        # appended: a system's id is its place here
+        "covington-nl": Entry(
+            "arcwise.systems.covington_nonlocal", "arcwise.oracles.covington_nonlocal",
+            features="covington.txt", guide_features="guide_covington.txt",
+        ),
+        "covington-nl-nm": Entry(
+            "arcwise.systems.covington_nonlocal_nonmonotonic",
+            "arcwise.oracles.covington_nonlocal_nonmonotonic",
+            features="covington.txt", guide_features="guide_covington.txt",
         ),
     }
 )

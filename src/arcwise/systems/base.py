@@ -9,7 +9,6 @@ kernels directly, so there is one implementation of each transition.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,14 +23,55 @@ from arcwise.trees.projectivity import is_well_formed, tree_problem
 
 
 @dataclass(frozen=True)
+class ParameterisedActions:
+    """The action ids of a system whose arc transitions carry a parameter k that grows with
+    the sentence (covington-nl's left-arc-k).
+
+    Ids 0 .. len(plain) - 1 are the plain actions; then, k by k, one id per family:
+    ``family f with parameter k`` is ``len(plain) + (k - 1) * len(families) + f``, named
+    ``"{family}-{k}"``.  An id means the same in every sentence; an n-word sentence has
+    ``n_actions(n)`` of them (the system's compiled count, which the dispatch also calls).
+    Every parameterised action takes a label, no plain one does.
+    """
+
+    plain: tuple[str, ...]
+    families: tuple[str, ...]
+    n_actions: Callable[[int], int]
+
+    def name(self, a: int) -> str:
+        if a < len(self.plain):
+            return self.plain[a]
+        k, f = divmod(a - len(self.plain), len(self.families))
+        return f"{self.families[f]}-{k + 1}"
+
+    def id(self, name: str) -> int:
+        if name in self.plain:
+            return self.plain.index(name)
+        family, _, k = name.rpartition("-")
+        if family not in self.families or not k.isdigit() or int(k) < 1 or k != str(int(k)):
+            raise KeyError(name)
+        return len(self.plain) + (int(k) - 1) * len(self.families) + self.families.index(family)
+
+    def takes_label(self, a: int) -> bool:
+        return a >= len(self.plain)
+
+
+@dataclass(frozen=True)
 class SystemKernels:
     """What a transition-system module provides (via its ``make(options)``).
 
     initial(n) -> state array; is_terminal(state) -> bool;
-    legal(state, mask) fills a bool mask over *all* action ids;
+    legal(state, mask) fills a bool mask over *all* action ids (`action_count(n)` of
+    them, or more);
     apply(state, action, label) edits state in place (label -1 = unlabeled);
     arc(state, action) -> (head, dependent) of the arc the action would build,
     (-1, -1) if none (see `arcwise.dispatch.systems.arc`).
+
+    A system with a fixed set of actions names them in `actions`; one whose actions carry
+    a parameter bounded by the sentence length (covington-nl's left-arc-k) has
+    `parameterised`, and `actions` / `labeled` / `enabled` are then its transition kinds
+    (plain actions, then families: ``shift, left-arc, right-arc``).  The methods below
+    answer for both.
     """
 
     name: str
@@ -48,6 +88,33 @@ class SystemKernels:
     # (a field, not read from `initial(0)`: that would compile `initial` once more, for
     # no argument, beside the specialization the compiled loops use)
     options: int = 0
+    parameterised: ParameterisedActions | None = None
+
+    def action_count(self, n: int) -> int:
+        """Action ids of an n-word sentence: the length of its legal mask."""
+        if self.parameterised is None:
+            return len(self.actions)
+        return int(self.parameterised.n_actions(n))
+
+    def enabled_ids(self, n: int) -> Sequence[int]:
+        """The action ids this variant uses in an n-word sentence, in id order."""
+        return self.enabled if self.parameterised is None else range(self.action_count(n))
+
+    def action_name(self, a: int) -> str:
+        return self.actions[a] if self.parameterised is None else self.parameterised.name(a)
+
+    def action_id(self, name: str) -> int:
+        """The id of an action name; KeyError if the system has no such action."""
+        if self.parameterised is not None:
+            return self.parameterised.id(name)
+        ids = {self.actions[a]: a for a in self.enabled}
+        return ids[name]
+
+    def takes_label(self, a: int) -> bool:
+        """Is action id `a` an arc transition (does it take a label)?"""
+        if self.parameterised is not None:
+            return self.parameterised.takes_label(a)
+        return self.labeled[a]
 
     @property
     def system_id(self) -> int:
@@ -225,7 +292,9 @@ class TransitionSystem:
         self.kernels = kernels
         self.oracle = oracle
         self.actions: tuple[str, ...] = tuple(kernels.actions[a] for a in kernels.enabled)
-        self._ids = {kernels.actions[a]: a for a in kernels.enabled}
+        if kernels.parameterised is not None:  # the families as ``left-arc-k``
+            p = kernels.parameterised
+            self.actions = p.plain + tuple(f"{family}-k" for family in p.families)
         self._prepared = lru_cache(maxsize=64)(self._prepare)
 
     def __repr__(self) -> str:
@@ -243,18 +312,19 @@ class TransitionSystem:
         return bool(self.kernels.is_terminal(c._state))
 
     def _legal_ids(self, state: np.ndarray) -> list[int]:
-        mask = np.zeros(len(self.kernels.actions), dtype=np.bool_)
+        n = int(state[st.N])
+        mask = np.zeros(self.kernels.action_count(n), dtype=np.bool_)
         if not self.kernels.is_terminal(state):
             self.kernels.legal(state, mask)
-        return [a for a in self.kernels.enabled if mask[a]]
+        return [a for a in self.kernels.enabled_ids(n) if mask[a]]
 
     def legal(self, c: Configuration) -> list[str]:
         """Names of the actions allowed in c (empty in a terminal configuration)."""
-        return [self.kernels.actions[a] for a in self._legal_ids(c._state)]
+        return [self.kernels.action_name(a) for a in self._legal_ids(c._state)]
 
     def action_id(self, action: str) -> int:
         try:
-            return self._ids[action]
+            return self.kernels.action_id(action)
         except KeyError:
             raise ValueError(f"{self.name} has no action {action!r}; it has {self.actions}") from None
 
@@ -310,7 +380,7 @@ class TransitionSystem:
     def static_oracle(self, c: Configuration, gold) -> str:
         """The action the static oracle takes in c towards the gold tree."""
         a = self._need_oracle().static(c._state, self._gold(c, gold))
-        return self.kernels.actions[a]
+        return self.kernels.action_name(a)
 
     def loss(self, c: Configuration, gold, bound: str | None = None) -> int:
         """Minimum Hamming loss (headless words attached to 0) reachable from c.
@@ -327,16 +397,17 @@ class TransitionSystem:
         prepared = self._gold(c, gold)
         b = self._bound(bound)
         legal = self._legal_ids(c._state)
+        name = self.kernels.action_name
         if oracle.costs is not None:
-            out = np.zeros(len(self.kernels.actions), dtype=np.int64)
+            out = np.zeros(self.kernels.action_count(c.n), dtype=np.int64)
             oracle.costs(c._state, prepared, b, out)
-            return {self.kernels.actions[a]: int(out[a]) for a in legal}
+            return {name(a): int(out[a]) for a in legal}
         base = int(oracle.loss(c._state, prepared, b))
         result = {}
         for a in legal:
             state = c._state.copy()
             self.kernels.apply(state, a, -1)
-            result[self.kernels.actions[a]] = int(oracle.loss(state, prepared, b)) - base
+            result[name(a)] = int(oracle.loss(state, prepared, b)) - base
         return result
 
 

@@ -12,6 +12,8 @@ ARC_HYBRID = 2
 COVINGTON = 3
 COVINGTON_NM = 4
 TWO_PLANAR = 5
+COVINGTON_NL = 6
+COVINGTON_NL_NM = 7
 
 BY_NAME = {
     "arc-eager": ARC_EAGER,
@@ -20,6 +22,8 @@ BY_NAME = {
     "covington": COVINGTON,
     "covington-nm": COVINGTON_NM,
     "two-planar": TWO_PLANAR,
+    "covington-nl": COVINGTON_NL,
+    "covington-nl-nm": COVINGTON_NL_NM,
 }
 
 

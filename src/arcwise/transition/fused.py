@@ -24,8 +24,8 @@ def train_sentence(
     n = words.shape[0] - 1
     n_classes = class_transition.shape[0]
     state = systems.initial(system_id, n, options)
-    mask = np.zeros(systems.n_actions(system_id), dtype=np.bool_)
-    costs = np.zeros(systems.n_actions(system_id), dtype=np.int64)
+    mask = np.zeros(systems.n_actions(system_id, n), dtype=np.bool_)
+    costs = np.zeros(systems.n_actions(system_id, n), dtype=np.int64)
     legal = np.zeros(n_classes, dtype=np.bool_)
     zero_cost = np.zeros(n_classes, dtype=np.bool_)
     scores = np.zeros(n_classes, dtype=np.float64)

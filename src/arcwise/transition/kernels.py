@@ -95,7 +95,7 @@ def parse_sentence(
     n_classes = class_transition.shape[0]
     state = systems.initial(system_id, n, options)
     # work arrays that every step fills (`best_legal_class`)
-    mask = arrays.empty(systems.n_actions(system_id), dtype=np.bool_)
+    mask = arrays.empty(systems.n_actions(system_id, n), dtype=np.bool_)
     legal = arrays.empty(n_classes, dtype=np.bool_)
     scores = arrays.empty(n_classes, dtype=np.float64)
     features = arrays.empty(program.template_values.shape[0], dtype=np.uint64)

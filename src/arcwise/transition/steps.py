@@ -48,6 +48,12 @@ def initial_states(system_id, options, sizes):
 
 
 @njit(cache=True)
+def widest(states):
+    """The most words of any configuration in a state matrix (what sizes an action mask)."""
+    return states[:, st.N].max() if states.shape[0] else 0
+
+
+@njit(cache=True)
 def running_rows(system_id, states, steps):
     """The rows whose configuration is not terminal and under its step guard."""
     keep = np.zeros(states.shape[0], dtype=np.bool_)
@@ -60,7 +66,7 @@ def running_rows(system_id, states, steps):
 @njit(cache=True)
 def legal_classes(system_id, states, rows, class_transition, out):
     """out[r, c] = does configuration rows[r] allow class c (a bool [rows, classes] matrix)."""
-    mask = np.zeros(systems.n_actions(system_id), dtype=np.bool_)
+    mask = np.zeros(systems.n_actions(system_id, widest(states)), dtype=np.bool_)
     for r in range(rows.shape[0]):
         mask[:] = False
         systems.legal(system_id, states[rows[r]], mask)
@@ -187,7 +193,7 @@ def oracle_step(
     n_rows = rows.shape[0]
     target = np.full(n_rows, -1, dtype=np.int64)
     follow = np.full(n_rows, -1, dtype=np.int64)
-    costs = np.zeros(systems.n_actions(system_id), dtype=np.int64)
+    costs = np.zeros(systems.n_actions(system_id, widest(states)), dtype=np.int64)
     wrong = np.zeros(legal.shape[1], dtype=np.bool_)
     for r in range(n_rows):
         b = rows[r]

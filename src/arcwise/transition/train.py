@@ -329,6 +329,7 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
                              f"only, not {system}")
         oracle_options = {**oracle_options, "priority": oracle_priority}
     ts = registry.get(system, **oracle_options)
+    pc.check_fixed_actions(ts.kernels)
     check_feature_model(system, feature_model)
     if neural:
         check_neural(neural, ts.kernels.system_id)
