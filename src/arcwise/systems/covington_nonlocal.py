@@ -12,7 +12,9 @@ of λ1 counted from its end, i_k, moving i_k and the k - 1 words right of it to 
 
 from <[], [], [1..n], {}> to a terminal <λ1, λ2, [], A>.  As in Covington, a Right-Arc_k
 leaves j at the front of the buffer (the focus moves left): a word left of i_k may still be
-j's dependent.  Left-Arc_k is Covington's Left-Arc after k - 1 No-Arcs (Right-Arc_k
+j's dependent (so does the authors' implementation, danifg/Non-Local-Covington on GitHub,
+`NewCovington.advance`, whose static oracle is also this one: the nearest word of λ1
+linked to j in the gold tree, else Shift).  Left-Arc_k is Covington's Left-Arc after k - 1 No-Arcs (Right-Arc_k
 likewise), and No-Arcs before a Shift change nothing, so the two systems reach the same
 configurations and derive the same trees -- every tree -- the non-local one in at most
 2n transitions (n Shifts and an arc per word) instead of O(n²).
