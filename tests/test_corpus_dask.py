@@ -88,6 +88,20 @@ def test_forty_files_on_a_dask_cluster_are_those_of_one_worker(forty, cluster, t
     assert not [p for p in out.rglob(".*") if p.is_file()]  # no temporary file
 
 
+def test_a_worker_that_parsed_stops_its_statistical_profiler(forty, cluster, tmp_path, bounded):
+    """The profiler's history grew a parsing worker's memory by 900 MiB an hour."""
+    from dask.distributed import Client
+
+    model, inputs, _ = forty
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        corpus_parse(model, [inputs], tmp_path / "out", dask=cluster.scheduler_address)
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+        running = client.run(lambda dask_worker: dask_worker.periodic_callbacks["profile"]
+                             .is_running())
+    assert running and not any(running.values())
+
+
 def test_large_files_are_shared_in_chunks_with_the_same_output(forty, cluster, tmp_path,
                                                                 monkeypatch, bounded):
     """Every file "large" and chunks of a few words: each file's chunks are tasks."""

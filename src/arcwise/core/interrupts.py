@@ -73,6 +73,14 @@ def check() -> None:
         raise Interrupted(signum)
 
 
+def acknowledge(error: BaseException) -> None:
+    """`error`, if an `Interrupted` that is being handled, was not swallowed: `check` need
+    not raise it again (so that the handler may still commit, e.g. save a record of the
+    work done, before it raises `error` again)."""
+    if isinstance(error, Interrupted) and error.signum in _raised:
+        _raised.clear()
+
+
 def _unraisable(previous: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """sys.unraisablehook that is silent on `Interrupted` (`check` raises it again)."""
 

@@ -18,9 +18,10 @@ smaller than `LARGE_FILE` are parsed whole, one per worker at a time, and their 
 back here to be written; a larger file is parsed in chunks by every worker.  Outputs are
 written by this process only, so a signal (`arcwise.core.interrupts`) or a killed worker
 leaves finished outputs and nothing else: no partial file, no temporary file.  The
-manifest is saved after each output (once it records more than `MANIFEST_EVERY_FILE`
-files, every `MANIFEST_SECONDS`) and at the end; an output finished after the last save
-(or a signal between the two renames) is parsed again on resume.
+manifest is saved at most every `MANIFEST_SECONDS` (a rewrite per output would cost a
+corpus of n files n² entries written), at the end, and when a signal or an error stops
+the run; an output finished after the last save (the process killed outright, or a
+signal between the two renames) is parsed again on resume.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from arcwise.core import interrupts
 from arcwise.core.errors import ArcwiseError
 from arcwise.core.extras import required
 from arcwise.io import INPUT_FORMATS, conllu, format_of
@@ -46,8 +48,7 @@ from arcwise.pipeline.pipeline import NO_TOKENIZER, RAW_TEXT, Pipeline, load
 
 OUTPUT_FORMATS = ("conllu", "parquet")
 LARGE_FILE = 4 << 20  # bytes: a file this large is shared out in chunks, not given whole
-MANIFEST_EVERY_FILE = 5_000  # a manifest of up to this many files is saved after each file
-MANIFEST_SECONDS = 5.0  # a larger one at most this often (and at the end)
+MANIFEST_SECONDS = 1.0  # the manifest is saved at most this often (and at the end)
 
 
 @dataclass
@@ -119,8 +120,7 @@ def corpus_parse(model: Any, sources: Sequence[str | os.PathLike], outdir: str |
         run.sentences += count
         if on_file is not None:
             on_file(name, count)
-        if len(manifest.files) <= MANIFEST_EVERY_FILE or \
-                time.monotonic() - saved > MANIFEST_SECONDS:
+        if time.monotonic() - saved > MANIFEST_SECONDS:
             manifest.save()
             saved = time.monotonic()
 
@@ -133,9 +133,11 @@ def corpus_parse(model: Any, sources: Sequence[str | os.PathLike], outdir: str |
         if todo:
             _parse(model_file or model, todo, workers, dask, identity["model"], input_format,
                    output_format, single_root, trace, progress, target, done)
-    except BaseException:  # a bad input, a signal: the outputs finished so far stay recorded
+    except BaseException as error:  # a bad input, a signal: the finished outputs stay recorded
         if run.parsed:
-            manifest.save()
+            interrupts.acknowledge(error)
+            with interrupts.blocked():  # a second signal waits for the manifest
+                manifest.save()
         raise
     manifest.save()
     return run

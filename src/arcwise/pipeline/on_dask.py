@@ -194,11 +194,28 @@ def _worker_model(identity: str, source: Any, device: str) -> Any:
         from arcwise.pipeline.pipeline import Pipeline
 
         use_device(device)
+        _stop_statistical_profiler()
         model = Pipeline.of(load(source) if isinstance(source, str)
                             else from_saved(*source, "model"))
         _models.clear()  # another model's run is over: one model kept at a time
         _models[key] = model
     return model
+
+
+def _stop_statistical_profiler() -> None:
+    """Stop this Dask worker's statistical profiler: the call stacks it samples every 10 ms
+    are kept for an hour, and on a parsing worker they grew its memory by about 900 MiB an
+    hour (bench/corpus.py; flat without them).  The dashboard's profile page stays empty."""
+    from dask.distributed import get_worker
+
+    try:
+        worker = get_worker()
+    except ValueError:  # not on a worker
+        return
+    for name in ("profile", "profile-cycle"):
+        callback = worker.periodic_callbacks.get(name)
+        if callback is not None:
+            worker.loop.add_callback(callback.stop)  # on the worker's event loop
 
 
 __all__ = ["CONNECT_SECONDS", "OnDask", "TASK_BYTES", "client_of", "model_source",
