@@ -188,3 +188,29 @@ def test_on_another_numba_the_kernels_are_numbas_own_with_the_same_results(tmp_p
     plain, linked = run("0"), run("1")
     assert plain[:2] == ["False", "CPUDispatcher"]
     assert plain[2:] == linked[2:] == ["9", "5", "True"]
+
+
+@linking_only
+def test_a_literal_parameter_called_from_python_compiles_each_literal_once(monkeypatch):
+    """numba would compile for the plain type first, at every call, only to learn from
+    `literally` that it must not (15 ms a parse call, issue #44's tiny files)."""
+    import numba.core.compiler as compiler
+
+    @njit(literal=("system",))
+    def branch(system, x):
+        literally(system)
+        return x + 1 if system == 0 else x * 2
+
+    assert branch(0, 5) == 6
+    compiled = []
+    real = compiler.compile_extra
+    monkeypatch.setattr(compiler, "compile_extra",
+                        lambda *a, **k: compiled.append(a) or real(*a, **k))
+    assert [branch(0, 6), branch(1, 6), branch(1, 7), branch(0, 7)] == [7, 12, 14, 8]
+    assert len(compiled) == 1  # the version for 1, once
+
+
+def test_the_parse_loop_takes_its_system_as_a_literal():
+    from arcwise.transition.kernels import parse_range
+
+    assert config.DISABLE_JIT or not LINKING or "system_id" in parse_range.literal_parameters

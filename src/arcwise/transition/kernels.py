@@ -214,7 +214,9 @@ def parse_batch(
     return (heads, labels, made, built_by, *packed_reheadings(reheadings, room, counts))
 
 
-@njit(cache=True, nogil=True)  # threads parse at once (`parse_batch`), a server while it reads
+# nogil: threads parse at once (`parse_batch`), a server while it reads; literal: a call
+# from Python finds the system's version at once (`arcwise.core.jit_linking`)
+@njit(cache=True, nogil=True, literal=("system_id",))
 def parse_range(
     system_id, options, program, weights, class_transition, class_label, root_label,
     offsets, words, first, last, heads, labels, made, built_by, reheadings, room, counts,
