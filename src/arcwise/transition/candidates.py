@@ -20,10 +20,13 @@ lowest action id); an arc's label is the labeler's best from φ's label features
 candidate (for k >= 2 Covington's features with FOCUS = i_k, extracted for the chosen arc).
 
 Cost of a transition: one extraction of the system's table, the candidate table's
-templates for each legal candidate with k >= 2 (none reads a scan of the sentence:
-`arcwise.features.templates.compile_candidate_table`), and one more extraction when the
-chosen arc has k >= 2.  Every legal candidate is scored: no k is cut off, so the parser
-derives every tree the system does.
+templates for each legal candidate with k >= 2 that is new to j, and one more extraction
+when the chosen arc has k >= 2.  The candidate table reads nothing that changes while j is
+the buffer front (`arcwise.features.templates.compile_candidate_table`: no scan of the
+sentence, arcs of i_k and the words left of it only), so ψ of a word is computed once per
+j and kept, with its scores while parsing: each pair (i_k, j) is hashed once, as Covington
+extracts each of its configurations once.  Every legal candidate is scored: no k is cut
+off, so the parser derives every tree the system does.
 
 Learning (Collins 2002) with a vector per candidate: W_T[., gold kind] += the gold
 candidate's features, W_T[., predicted kind] -= the predicted candidate's
@@ -69,7 +72,9 @@ class Work(NamedTuple):
     zero_cost: np.ndarray  # bool [action ids]
     features: np.ndarray  # uint64 [templates]: φ(c)
     label_features: np.ndarray  # uint64 [label templates]: φ(c)'s
-    candidate_features: np.ndarray  # uint64 [n + 1, candidate templates]: row k = ψ_k(c)
+    candidate_features: np.ndarray  # uint64 [n + 1, candidate templates]: row x = ψ of i_k = x
+    candidate_sums: np.ndarray  # float64 [n + 1, 2]: row x = the arc columns summed over it
+    computed_for: np.ndarray  # int64 [n + 1]: the j that row x was computed with (-1: none)
     view_features: np.ndarray  # φ at the predicted candidate (k >= 2)
     view_label_features: np.ndarray
     gold_features: np.ndarray  # φ at the gold candidate (k >= 2)
@@ -81,7 +86,6 @@ class Work(NamedTuple):
     values: np.ndarray
     no_labels: np.ndarray  # uint64 [0]: the candidate table feeds no labeler
     sums: np.ndarray  # float64 [3]: W_T's columns summed over φ
-    pair: np.ndarray  # float64 [2]: the arc columns summed over a ψ_k
 
 
 @njit(cache=True)
@@ -97,6 +101,7 @@ def work_arrays(system_id, program, candidates, n):
         arrays.empty(ids, dtype=np.int64), arrays.empty(ids, dtype=np.bool_),
         arrays.empty(templates, dtype=np.uint64), arrays.empty(label_templates, dtype=np.uint64),
         arrays.empty((n + 1, candidates.template_values.shape[0]), dtype=np.uint64),
+        arrays.empty((n + 1, 2), dtype=np.float64), arrays.full(n + 1, -1, dtype=np.int64),
         arrays.empty(templates, dtype=np.uint64), arrays.empty(label_templates, dtype=np.uint64),
         arrays.empty(templates, dtype=np.uint64), arrays.empty(label_templates, dtype=np.uint64),
         arrays.empty(N_BASES, dtype=np.int64), arrays.empty(addresses, dtype=np.int64),
@@ -104,15 +109,19 @@ def work_arrays(system_id, program, candidates, n):
         arrays.empty((addresses, 2), dtype=np.uint64),
         arrays.empty(candidates.value_address.shape[0], dtype=np.uint64),
         arrays.empty(0, dtype=np.uint64), arrays.empty(3, dtype=np.float64),
-        arrays.empty(2, dtype=np.float64),
     )
 
 
 @njit(cache=True, inline="always")  # per configuration: a call with its many arrays costs
-def score(system_id, state, program, candidates, weights, words, work):
+def score(system_id, state, program, candidates, weights, words, work, learning):
     """work.scores[a] = the score of each action id a that work.mask allows (-inf for the
-    others); work.features, work.label_features get φ(c), work.candidate_features[k] ψ_k(c)
-    for each legal candidate k >= 2."""
+    others); work.features, work.label_features get φ(c), work.candidate_features[x] ψ of
+    each legal candidate i_k = x, k >= 2.
+
+    ψ of x does not change while j is the buffer front (`compile_candidate_table`), so
+    it is computed once per (x, j) and kept (work.computed_for), with its sums while
+    parsing; learning (the weights change between transitions) sums it again each time.
+    """
     scores = work.scores
     scores[:] = -np.inf
     scale = weights.transition_scale
@@ -122,24 +131,32 @@ def score(system_id, state, program, candidates, weights, words, work):
         if work.mask[a]:
             scores[a] = work.sums[a] * scale
     positions = work.positions
-    base_positions(system_id, state, positions)
-    i = state[st.FOCUS]
+    positioned = False  # positions holds this configuration's bases (R0..R2 for every x)
+    i, j = state[st.FOCUS], st.buffer_get(state, 0)
     for x in range(i - 1, nl.first_word(state) - 1, -1):  # x = i_k, k >= 2
         k = i - x + 1
         left, right = nl.left_arc(k), nl.right_arc(k)
         if not (work.mask[left] or work.mask[right]):
             continue
-        nl.candidate_positions(state, x, positions)
-        focus, front = focus_words(system_id, positions)
-        inner_positions(focus, front, positions)
-        features = work.candidate_features[k]
-        extract_at(system_id, state, positions, candidates, words, work.at, work.summary,
-                   work.label_sets, work.values, features, work.no_labels)
-        pc.sum_rows(weights.transition, features, nl.LEFT_ARC, work.pair)
+        features, sums = work.candidate_features[x], work.candidate_sums[x]
+        if work.computed_for[x] != j:
+            if not positioned:
+                base_positions(system_id, state, positions)
+                positioned = True
+            nl.candidate_positions(state, x, positions)
+            focus, front = focus_words(system_id, positions)
+            inner_positions(focus, front, positions)
+            extract_at(system_id, state, positions, candidates, words, work.at, work.summary,
+                       work.label_sets, work.values, features, work.no_labels)
+            work.computed_for[x] = j
+            if not learning:
+                pc.sum_rows(weights.transition, features, nl.LEFT_ARC, sums)
+        if learning:
+            pc.sum_rows(weights.transition, features, nl.LEFT_ARC, sums)
         if work.mask[left]:
-            scores[left] = work.pair[0] * scale
+            scores[left] = sums[0] * scale
         if work.mask[right]:
-            scores[right] = work.pair[1] * scale
+            scores[right] = sums[1] * scale
 
 
 @njit(cache=True, inline="always")
@@ -158,12 +175,12 @@ def label_features_at(system_id, state, program, words, action, label_features,
 
 
 @njit(cache=True, inline="always")
-def best_decision(system_id, state, program, candidates, weights, words, work):
+def best_decision(system_id, state, program, candidates, weights, words, work, learning):
     """The model's (action id, label id) in state ((-1, -1) if nothing is legal; the label
     -1 for shift); fills work.mask with the legal actions and work.scores (`score`)."""
     work.mask[:] = False
     systems.legal(system_id, state, work.mask)
-    score(system_id, state, program, candidates, weights, words, work)
+    score(system_id, state, program, candidates, weights, words, work, learning)
     action = pc.argmax(work.scores, work.mask)
     if action <= nl.SHIFT:
         return action, -1
@@ -217,11 +234,11 @@ def oracle_decision(system_id, variant, bound, dynamic, state, gold, gold_label,
 
 
 @njit(cache=True, inline="always")
-def transition_features(work, action):
+def transition_features(state, work, action):
     """The features that score `action`: φ(c) for shift and k = 1, else ψ_k(c)."""
     if action <= nl.RIGHT_ARC:
         return work.features
-    return work.candidate_features[nl.parameter(action)]
+    return work.candidate_features[nl.attached(state, action)]
 
 
 @njit(cache=True, inline="always")
@@ -230,8 +247,8 @@ def learn(system_id, state, program, weights, totals, words, work, target, targe
     """The perceptron's updates toward decision (target, target_label) from the model's
     (predicted, predicted_label), which differ."""
     if target != predicted:
-        pc.update_transitions(weights, totals, transition_features(work, target),
-                              nl.kind(target), transition_features(work, predicted),
+        pc.update_transitions(weights, totals, transition_features(state, work, target),
+                              nl.kind(target), transition_features(state, work, predicted),
                               nl.kind(predicted), step)
     # a target that sets no head (covington-nl-nm making an arc that is there) has no label
     if target == nl.SHIFT or arc_dependent(system_id, state, target) <= 0:
@@ -259,7 +276,7 @@ def train_sentence(system_id, options, variant, bound, dynamic, explore, explore
     limit = max_steps(n)
     while not systems.is_terminal(system_id, state) and configurations < limit:
         predicted, predicted_label = best_decision(system_id, state, program, candidates,
-                                                   weights, words, work)
+                                                   weights, words, work, True)
         if predicted < 0:
             break
         target, target_label = oracle_decision(system_id, variant, bound, dynamic, state,
@@ -323,7 +340,7 @@ def parse_sentence(system_id, options, program, candidates, weights, root_label,
     steps = 0
     while not systems.is_terminal(system_id, state) and steps < limit:
         action, label = best_decision(system_id, state, program, candidates, weights, words,
-                                      work)
+                                      work, False)
         if action < 0:
             break
         if built_by is None:
