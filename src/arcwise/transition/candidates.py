@@ -75,6 +75,8 @@ class Work(NamedTuple):
     candidate_features: np.ndarray  # uint64 [n + 1, candidate templates]: row x = ψ of i_k = x
     candidate_sums: np.ndarray  # float64 [n + 1, 2]: row x = the arc columns summed over it
     computed_for: np.ndarray  # int64 [n + 1]: the j that row x was computed with (-1: none)
+    candidate: np.ndarray  # uint64 [candidate templates]: one ψ, as extracted or summed
+    pair: np.ndarray  # float64 [2]: its sums
     view_features: np.ndarray  # φ at the predicted candidate (k >= 2)
     view_label_features: np.ndarray
     gold_features: np.ndarray  # φ at the gold candidate (k >= 2)
@@ -102,6 +104,8 @@ def work_arrays(system_id, program, candidates, n):
         arrays.empty(templates, dtype=np.uint64), arrays.empty(label_templates, dtype=np.uint64),
         arrays.empty((n + 1, candidates.template_values.shape[0]), dtype=np.uint64),
         arrays.empty((n + 1, 2), dtype=np.float64), arrays.full(n + 1, -1, dtype=np.int64),
+        arrays.empty(candidates.template_values.shape[0], dtype=np.uint64),
+        arrays.empty(2, dtype=np.float64),
         arrays.empty(templates, dtype=np.uint64), arrays.empty(label_templates, dtype=np.uint64),
         arrays.empty(templates, dtype=np.uint64), arrays.empty(label_templates, dtype=np.uint64),
         arrays.empty(N_BASES, dtype=np.int64), arrays.empty(addresses, dtype=np.int64),
@@ -122,24 +126,26 @@ def score(system_id, state, program, candidates, weights, words, work, learning)
     it is computed once per (x, j) and kept (work.computed_for), with its sums while
     parsing; learning (the weights change between transitions) sums it again each time.
     """
-    scores = work.scores
+    # the arrays out of the tuple once: each use of a tuple's array counts a reference
+    mask, scores, sums = work.mask, work.scores, work.sums
+    kept, kept_sums, computed_for = work.candidate_features, work.candidate_sums, work.computed_for
+    features, pair, positions = work.candidate, work.pair, work.positions
     scores[:] = -np.inf
     scale = weights.transition_scale
     extract(system_id, state, program, words, work.features, work.label_features)
-    pc.sum_rows(weights.transition, work.features, nl.SHIFT, work.sums)
+    pc.sum_rows(weights.transition, work.features, nl.SHIFT, sums)
     for a in range(nl.RIGHT_ARC + 1):
-        if work.mask[a]:
-            scores[a] = work.sums[a] * scale
-    positions = work.positions
+        if mask[a]:
+            scores[a] = sums[a] * scale
     positioned = False  # positions holds this configuration's bases (R0..R2 for every x)
     i, j = state[st.FOCUS], st.buffer_get(state, 0)
     for x in range(i - 1, nl.first_word(state) - 1, -1):  # x = i_k, k >= 2
         k = i - x + 1
         left, right = nl.left_arc(k), nl.right_arc(k)
-        if not (work.mask[left] or work.mask[right]):
+        if not (mask[left] or mask[right]):
             continue
-        features, sums = work.candidate_features[x], work.candidate_sums[x]
-        if work.computed_for[x] != j:
+        fresh = computed_for[x] != j
+        if fresh:
             if not positioned:
                 base_positions(system_id, state, positions)
                 positioned = True
@@ -148,15 +154,19 @@ def score(system_id, state, program, candidates, weights, words, work, learning)
             inner_positions(focus, front, positions)
             extract_at(system_id, state, positions, candidates, words, work.at, work.summary,
                        work.label_sets, work.values, features, work.no_labels)
-            work.computed_for[x] = j
-            if not learning:
-                pc.sum_rows(weights.transition, features, nl.LEFT_ARC, sums)
-        if learning:
-            pc.sum_rows(weights.transition, features, nl.LEFT_ARC, sums)
-        if work.mask[left]:
-            scores[left] = sums[0] * scale
-        if work.mask[right]:
-            scores[right] = sums[1] * scale
+            for t in range(features.shape[0]):
+                kept[x, t] = features[t]
+            computed_for[x] = j
+        elif learning:
+            for t in range(features.shape[0]):
+                features[t] = kept[x, t]
+        if fresh or learning:
+            pc.sum_rows(weights.transition, features, nl.LEFT_ARC, pair)
+            kept_sums[x, 0], kept_sums[x, 1] = pair[0], pair[1]
+        if mask[left]:
+            scores[left] = kept_sums[x, 0] * scale
+        if mask[right]:
+            scores[right] = kept_sums[x, 1] * scale
 
 
 @njit(cache=True, inline="always")
