@@ -128,8 +128,9 @@ VARIANT_TABLE_FILES = {system_id: dict(entry.variant_features)
 
 # The candidate table of a parameterised system (covington-nl: its arcs with k >= 2,
 # `arcwise.transition.candidates`), by system id, and what such a table may read: no word
-# it would scan the sentence for, and arcs (tree moves, l, hr) of the candidate and the
-# words left of it only, which no transition changes while j is the buffer front.
+# it would scan the sentence for, and no arc that a transition changes while j is the
+# buffer front -- those of i_k and the words left of it only (l, hr), and of their heads
+# the words (.h), not the arcs.
 CANDIDATE_TABLE_FILE = {system_id: entry.candidate_features
                         for system_id, (_, entry) in _registered().items()
                         if entry.candidate_features}
@@ -444,9 +445,9 @@ def compile_table(text: str, system: str | int, source: str = "<templates>") -> 
 def compile_candidate_table(text: str, system: str | int,
                             source: str = "<candidate templates>") -> FeatureTable:
     """A candidate table (`CANDIDATE_TABLE_FILE`) compiled for `system`: `InputError` at a
-    template that reads dependents or CL / CR (a scan per candidate), the arcs of another
-    word than L0, L1, L2 (a candidate's features are computed once while j is the buffer
-    front), or feeds the labeler."""
+    template that reads dependents or CL / CR (a scan per candidate), an arc that changes
+    while j is the buffer front (a candidate's features are computed once per j: only
+    those of L0, L1, L2, and the words of their heads), or feeds the labeler."""
     table = compile_table(text, system, source)
     for template in table.templates:
         for part in template.parts:
@@ -456,11 +457,16 @@ def compile_candidate_table(text: str, system: str | int,
             if scanned:
                 raise InputError(source, template.line, f"{template.text}: a candidate "
                                  f"template may not read {scanned[0]} (a scan per candidate)")
-            arcs = [*part.moves, *(a for a in part.atoms if a in ARC_ATOMS)]
-            if arcs and part.base not in CANDIDATE_ARC_BASES:
+            arcs = [a for a in part.atoms if a in ARC_ATOMS]
+            if part.base in CANDIDATE_ARC_BASES:
+                changing = [".".join(part.moves)] if part.moves not in ((), ("h",)) else (
+                    [f"h.{arcs[0]}"] if part.moves and arcs else [])
+            else:
+                changing = [*part.moves, *arcs]
+            if changing:
                 raise InputError(source, template.line, f"{template.text}: a candidate "
-                                 f"template reads arcs of {' '.join(CANDIDATE_ARC_BASES)} only "
-                                 f"(those of {part.base} change while j is the buffer front)")
+                                 f"template may not read {part.base}.{changing[0]} (it "
+                                 "changes while j is the buffer front)")
         if template.label:
             raise InputError(source, template.line, f"{template.text}: candidate templates "
                              "do not feed the labeler (@label), the system's table does")
