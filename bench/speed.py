@@ -12,7 +12,10 @@ test split with the model in memory and the JIT warm:
 - batch: the compiled `parse_batch` alone on the encoded test set, on one
   thread, then on numba's default thread count (every core);
 - end to end (every core): reading the file, encoding, parsing and writing
-  CoNLL-U.
+  CoNLL-U;
+- the transitions per test sentence of the static oracle's derivations (what
+  a parse of the gold tree takes: covington-nl's non-local arcs against
+  Covington's No-Arcs).
 
 Each is the best of three in wall-clock time; the batch parse also in the
 process's CPU time, which other load on a shared machine disturbs less.
@@ -59,6 +62,7 @@ SYSTEMS = {
     "covington": ("dynamic", None),
     "covington-nm": ("dynamic", "upper"),
     "two-planar": ("dynamic", None),
+    "covington-nl": ("dynamic", None),  # each candidate k scored (arcwise.transition.candidates)
 }
 WARM_UP_SENTENCES = 20
 REPEATS = 3
@@ -113,6 +117,7 @@ def measure_system(system: str, train_path: str, test_path: str, epochs: int,
         parsed = list(conllu.read(output))
     scores = evaluate(test_sentences, parsed)
     return {
+        "transitions_per_sentence": round(static_transitions(system, test_sentences), 2),
         "system": system,
         "oracle": oracle if bound is None else f"{oracle} ({bound})",
         "train_sentences": len(train_sentences),
@@ -135,6 +140,26 @@ def measure_system(system: str, train_path: str, test_path: str, epochs: int,
         "test_uas": round(scores.uas, 2),
         "test_las": round(scores.las, 2),
     }
+
+
+def static_transitions(system: str, sentences: list) -> float:
+    """Transitions per sentence of the static oracle's derivations of the sentences' trees
+    (those the system can build)."""
+    import numpy as np
+
+    from arcwise import systems
+    from arcwise.dispatch.walk import follow_static_oracle
+
+    ts = systems.get(system)
+    k, oracle = ts.kernels, ts.oracle
+    counts = []
+    for s in sentences:
+        gold = np.asarray(s.head, dtype=np.int32)
+        if ts.can_build(gold):
+            state = k.initial(s.n)
+            counts.append(follow_static_oracle(k.system_id, oracle.variant, state,
+                                               oracle.prepare(gold), 4 * (s.n + 1) ** 2 + 16))
+    return statistics.mean(counts) if counts else 0.0
 
 
 def _timed(function, *args, clock=time.perf_counter) -> float:
@@ -243,6 +268,7 @@ COLUMNS = [  # (header, key, format)
     ("train sent/s", "train_sentences_per_second", "{:,.0f}"),
     ("parse sent/s (1 thread)", "batch_sentences_per_second", "{:,.0f}"),
     ("parse words/s (1 thread)", "batch_words_per_second", "{:,.0f}"),
+    ("transitions/sent. (static oracle)", "transitions_per_sentence", "{:.1f}"),
     ("parse sent/CPU-s", "batch_sentences_per_cpu_second", "{:,.0f}"),
     ("parse sent/s (all threads)", "threaded_sentences_per_second", "{:,.0f}"),
     ("e2e sent/s", "e2e_sentences_per_second", "{:,.0f}"),

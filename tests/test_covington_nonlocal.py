@@ -187,10 +187,3 @@ def test_action_ids_are_the_same_in_every_sentence():
 def test_oracle_is_exact():
     assert TS.oracle.exact and TS.oracle.bounds == ()
     assert TS.loss(TS.initial(0), [-1]) == 0 and TS.legal(TS.initial(0)) == []
-
-
-def test_training_says_it_needs_a_scorer_per_k():
-    from arcwise.transition.train import check_options
-
-    with pytest.raises(ValueError, match=r"an action per k \(left-arc-k\).*#43, item 3"):
-        check_options("covington-nl", oracle="dynamic")

@@ -10,7 +10,8 @@ training data the report can show beside the scores without reading the
 data again: its treebank statistics (`train_statistics`,
 `arcwise.analysis.treebank_stats`: arc directions and lengths, 2012 Table 2)
 and the arcs each arc transition builds in the static oracle's derivations
-of its trees (`static_arcs`).  Results are kept one JSON file per
+of its trees (`static_arcs`), and the transitions per training sentence of
+the first epoch, the oracle's (`transitions_per_sentence`).  Results are kept one JSON file per
 cell, ``KEY.json``, written atomically: a killed run leaves finished cells
 whole and nothing else.
 
@@ -161,6 +162,9 @@ def run_cell(cell: Cell, revision: Revision, device: str | None = None) -> dict[
         "pseudo_projective": log.get("pseudo_projective"),
         "train_statistics": statistics,
         "static_arcs": arcs,
+        # the first epoch (exploring from the second, by default): the oracle's derivations
+        "transitions_per_sentence": round(log["epochs"][0].get("configurations", 0)
+                                          / max(log["sentences"] - log["skipped"], 1), 2),
         "train_seconds": round(train_seconds, 2),
         "epoch_seconds": [e["seconds"] for e in log["epochs"]],
         "parse_seconds": round(parse_seconds, 3),

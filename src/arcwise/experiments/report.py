@@ -106,14 +106,17 @@ def every_cell(results: list[dict[str, Any]], order: list[str]) -> tables.Render
                                             r["cell"]["seed"])):
         c = r["cell"]
         dev_las = r["dev"].get("las")
+        transitions = r.get("transitions_per_sentence")  # the oracle's (cells since #43)
         rows.append((c["treebank"], c["config"]["name"], str(c["seed"]),
                      f"{tables.score(r, 'uas'):.2f}", f"{tables.score(r, 'las'):.2f}",
                      "–" if dev_las is None else f"{dev_las:.2f}", str(r["best_epoch"]),
                      f"{r['train_seconds']:.0f}", str(r["unbuildable"]), str(r["skipped"]),
                      f"{r['parse_sentences_per_second']:,.0f}",
+                     "–" if transitions is None else f"{transitions:.1f}",
                      (r["git"] or "–")[:7] + (" dirty" if r.get("dirty") else "")))
     header = ("treebank", "configuration", "seed", "test UAS", "test LAS", "dev LAS",
-              "best epoch", "train s", "unbuildable", "skipped", "parse sent/s", "git")
+              "best epoch", "train s", "unbuildable", "skipped", "parse sent/s",
+              "transitions/sent.", "git")
     return tables.Rendered("Every cell", header, tuple(rows))
 
 

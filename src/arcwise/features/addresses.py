@@ -65,9 +65,16 @@ def base_positions(system_id, state, out):
     out[:] = -1
     systems.base_positions(system_id, state, out)
     left, right = systems.focus_words(system_id, out)
-    if left != -1 and left + 1 < right:
-        out[IL] = left + 1
-        out[IR] = right - 1
+    inner_positions(left, right, out)
+
+
+@njit(cache=True)
+def inner_positions(left, right, out):
+    """out[IL], out[IR] = left + 1, right - 1, the inner neighbours of the focus words left
+    and right, when both lie strictly between them; -1 otherwise."""
+    inner = left != -1 and left + 1 < right
+    out[IL] = left + 1 if inner else -1
+    out[IR] = right - 1 if inner else -1
 
 
 @njit(cache=True)

@@ -225,22 +225,29 @@ def extract(system_id, state, program, words, out_transition, out_label):
     [n templates], out_label: uint64 [n label templates] (written).
     """
     n_addresses = program.address_base.shape[0]
-    heads = heads_offset(state)
-    labels = st.HEADER + st.LABELS * (state[st.N] + 1)
-
     positions = arrays.empty(N_BASES, dtype=np.int64)
     base_positions(system_id, state, positions)
-    distance = focus_distance(system_id, state, positions)
-    left, right = focus_words(system_id, positions)
-
     at = arrays.empty(n_addresses, dtype=np.int64)  # the word at each address, -1 if none
     summary = arrays.empty((n_addresses, SUMMARY), dtype=np.int64)
     label_sets = arrays.empty((n_addresses, 2), dtype=np.uint64)
+    values = arrays.empty(program.value_address.shape[0], dtype=np.uint64)
+    extract_at(system_id, state, positions, program, words, at, summary, label_sets, values,
+               out_transition, out_label)
+
+
+@njit(cache=True, inline="always")  # the body of `extract`, and a call per candidate of k
+def extract_at(system_id, state, positions, program, words, at, summary, label_sets, values,
+               out_transition, out_label):
+    """`extract` from given base positions (N_BASES words, -1 where none), with given work
+    arrays: at (int64 [addresses]), summary (int64 [addresses, SUMMARY]), label_sets
+    (uint64 [addresses, 2]) and values (uint64 [values])."""
+    heads = heads_offset(state)
+    labels = st.HEADER + st.LABELS * (state[st.N] + 1)
+    distance = focus_distance(system_id, state, positions)
+    left, right = focus_words(system_id, positions)
     resolve(state, program, positions, at, summary, label_sets)
 
-    n_values = program.value_address.shape[0]
-    values = arrays.empty(n_values, dtype=np.uint64)
-    for v in range(n_values):
+    for v in range(program.value_address.shape[0]):
         a = program.value_address[v]
         w = at[a]
         atom = program.value_atom[v]

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import NamedTuple
@@ -124,6 +124,20 @@ GUIDE_ATOMS = ("gd", "gl", "ga")
 VARIANT_TABLE_FILES = {system_id: dict(entry.variant_features)
                        for system_id, (_, entry) in _registered().items()
                        if entry.variant_features}
+
+
+# The candidate table of a parameterised system (covington-nl: its arcs with k >= 2,
+# `arcwise.transition.candidates`), by system id, and what such a table may read: no word
+# it would scan the sentence for, and no arc that a transition changes while j is the
+# buffer front -- those of i_k and the words left of it only (l, hr), and of their heads
+# the words (.h), not the arcs.
+CANDIDATE_TABLE_FILE = {system_id: entry.candidate_features
+                        for system_id, (_, entry) in _registered().items()
+                        if entry.candidate_features}
+SCANNED_BASES = ("CL", "CR")
+SCANNED_ATOMS = ("v_l", "v_r", "s_l", "s_r")
+CANDIDATE_ARC_BASES = ("L0", "L1", "L2")
+ARC_ATOMS = ("l", "hr")
 
 
 @dataclass(frozen=True)
@@ -208,9 +222,12 @@ class FeatureTable:
         }
 
     @classmethod
-    def from_json(cls, data: dict, system: str | int, source: str) -> FeatureTable:
-        """Recompile a table stored by `to_json` (source names the model file in errors)."""
-        table = compile_table(data["templates"], system, f"{source} (feature templates)")
+    def from_json(cls, data: dict, system: str | int, source: str,
+                  compile: Callable[..., FeatureTable] | None = None) -> FeatureTable:
+        """Recompile a table stored by `to_json` (source names the model file in errors)
+        with `compile` (default `compile_table`; `compile_candidate_table`)."""
+        table = (compile or compile_table)(data["templates"], system,
+                                           f"{source} (feature templates)")
         counts = (table.n_features, table.n_label_features)
         if counts != (data["n_features"], data["n_label_features"]):
             raise ArcwiseError(
@@ -423,6 +440,47 @@ def compile_table(text: str, system: str | int, source: str = "<templates>") -> 
     system_id = ids.system_id(system) if isinstance(system, str) else int(system)
     templates = parse(text, system_id, source)
     return FeatureTable(text, system_id, templates, compile_templates(templates))
+
+
+def compile_candidate_table(text: str, system: str | int,
+                            source: str = "<candidate templates>") -> FeatureTable:
+    """A candidate table (`CANDIDATE_TABLE_FILE`) compiled for `system`: `InputError` at a
+    template that reads dependents or CL / CR (a scan per candidate), an arc that changes
+    while j is the buffer front (a candidate's features are computed once per j: only
+    those of L0, L1, L2, and the words of their heads), or feeds the labeler."""
+    table = compile_table(text, system, source)
+    for template in table.templates:
+        for part in template.parts:
+            scanned = ([part.base] if part.base in SCANNED_BASES else []) + [
+                m for m in part.moves if MOVE[m] not in (HEAD, GRANDPARENT)] + [
+                a for a in part.atoms if a in SCANNED_ATOMS]
+            if scanned:
+                raise InputError(source, template.line, f"{template.text}: a candidate "
+                                 f"template may not read {scanned[0]} (a scan per candidate)")
+            arcs = [a for a in part.atoms if a in ARC_ATOMS]
+            if part.base in CANDIDATE_ARC_BASES:
+                changing = [".".join(part.moves)] if part.moves not in ((), ("h",)) else (
+                    [f"h.{arcs[0]}"] if part.moves and arcs else [])
+            else:
+                changing = [*part.moves, *arcs]
+            if changing:
+                raise InputError(source, template.line, f"{template.text}: a candidate "
+                                 f"template may not read {part.base}.{changing[0]} (it "
+                                 "changes while j is the buffer front)")
+        if template.label:
+            raise InputError(source, template.line, f"{template.text}: candidate templates "
+                             "do not feed the labeler (@label), the system's table does")
+    return table
+
+
+def default_candidate_table(system: str | int) -> FeatureTable | None:
+    """The bundled candidate table of a parameterised system, compiled; None for a system
+    without one."""
+    system_id = ids.system_id(system) if isinstance(system, str) else int(system)
+    file = CANDIDATE_TABLE_FILE.get(system_id)
+    if file is None:
+        return None
+    return compile_candidate_table(bundled_text(file), system_id, f"templates/{file}")
 
 
 def check_feature_model(system: str | int, feature_model: str) -> None:

@@ -133,8 +133,9 @@ class ClassSet:
 
     @classmethod
     def for_system(cls, kernels, labels: Sequence[str]) -> ClassSet:
-        """The classes of a `SystemKernels` (its enabled actions) with these labels."""
-        check_fixed_actions(kernels)
+        """The classes of a `SystemKernels` (its enabled actions) with these labels; those of
+        a parameterised system are its kinds (shift, left-arc(l), right-arc(l)), a class
+        then standing for every k (`arcwise.transition.candidates`)."""
         return cls(kernels.actions, kernels.labeled, kernels.enabled, labels)
 
     def class_of(self, action: int, label: int = -1) -> int:
@@ -184,14 +185,6 @@ class ClassSet:
     def __repr__(self) -> str:
         n, unlabeled, labeled = self.n_classes, self.n_unlabeled, self.n_slots
         return f"ClassSet({n} classes: {unlabeled} unlabeled, {labeled} labeled)"
-
-
-def check_fixed_actions(kernels) -> None:
-    """ValueError for a system whose actions carry a parameter up to the sentence length
-    (covington-nl's left-arc-k): its action ids are no fixed set of classes."""
-    if kernels.parameterised is not None:
-        raise ValueError(f"{kernels.name} has an action per k (left-arc-k): a model scores "
-                         "a fixed set of transitions, not yet one per k (issue #43, item 3)")
 
 
 @njit(cache=True)
@@ -299,6 +292,18 @@ def label_scores(weights, label_features, arc, out):
 
 
 @njit(cache=True)
+def best_label(weights, label_features, arc):
+    """The labeler's best label of arc transition `arc` (ties: the lowest id)."""
+    block = arrays.empty(weights.n_labels, dtype=np.float64)
+    label_scores(weights, label_features, arc, block)
+    best = 0
+    for label in range(1, block.shape[0]):
+        if block[label] > block[best]:
+            best = label
+    return best
+
+
+@njit(cache=True)
 def _best_label(weights, label_features, arc, legal, first_class):
     """The labeler's best legal label of arc transition `arc` (ties: lowest id; -1 if none)."""
     block = arrays.empty(weights.n_labels, dtype=np.float64)
@@ -356,13 +361,7 @@ def update(weights, totals, features, label_features, gold, predicted, step, lea
     gold_t = _transition_column(gold, n_unlabeled, n_labels)
     pred_t = _transition_column(predicted, n_unlabeled, n_labels)
     if gold_t != pred_t:
-        rows = weights.transition.shape[0]
-        for f in range(features.shape[0]):
-            b = bucket(features[f], rows)
-            weights.transition[b, gold_t] += 1
-            weights.transition[b, pred_t] -= 1
-            totals.transition[b, gold_t] += step
-            totals.transition[b, pred_t] -= step
+        update_transitions(weights, totals, features, gold_t, features, pred_t, step)
     if gold < n_unlabeled or not learn_label:
         return
     arc = (gold - n_unlabeled) // n_labels
@@ -372,7 +371,30 @@ def update(weights, totals, features, label_features, gold, predicted, step, lea
     else:
         every = arrays.full(first + n_labels, True, dtype=np.bool_)
         own = arc * n_labels + _best_label(weights, label_features, arc, every, first)
-    right = gold - n_unlabeled
+    update_labels(weights, totals, label_features, gold - n_unlabeled, own, step)
+
+
+@njit(cache=True)
+def update_transitions(weights, totals, gold_features, gold_column, predicted_features,
+                       predicted_column, step):
+    """W_T[., gold_column] += φ_gold, W_T[., predicted_column] -= φ_predicted (and the
+    totals, weighted by step): the transition update, each class with its own features
+    (the same vector for both but where candidates have their own, `arcwise.transition.candidates`)."""
+    rows = weights.transition.shape[0]
+    for f in range(gold_features.shape[0]):
+        b = bucket(gold_features[f], rows)
+        weights.transition[b, gold_column] += 1
+        totals.transition[b, gold_column] += step
+    for f in range(predicted_features.shape[0]):
+        b = bucket(predicted_features[f], rows)
+        weights.transition[b, predicted_column] -= 1
+        totals.transition[b, predicted_column] -= step
+
+
+@njit(cache=True)
+def update_labels(weights, totals, label_features, right, own, step):
+    """W_L[., right] += φ, W_L[., own] -= φ (and the totals), unless right == own: the
+    labeler's update toward slot right (arc × n_labels + label) from its own slot."""
     if own == right:
         return
     rows = weights.label.shape[0]

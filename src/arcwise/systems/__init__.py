@@ -49,11 +49,13 @@ REGISTRY = _Registry(
         "covington-nl": Entry(
             "arcwise.systems.covington_nonlocal", "arcwise.oracles.covington_nonlocal",
             features="covington.txt", guide_features="guide_covington.txt",
+            candidate_features="covington_nonlocal.txt",
         ),
         "covington-nl-nm": Entry(
             "arcwise.systems.covington_nonlocal_nonmonotonic",
             "arcwise.oracles.covington_nonlocal_nonmonotonic",
             features="covington.txt", guide_features="guide_covington.txt",
+            candidate_features="covington_nonlocal.txt",
         ),
     }
 )

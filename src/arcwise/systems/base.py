@@ -421,6 +421,9 @@ class Entry:
     features: str  # the default feature table
     guide_features: str  # the guide features a guided (stacked) parser adds
     variant_features: dict[str, str] = field(default_factory=dict)  # option -> table added
+    # a parameterised system's table of the candidates of its arcs with k >= 2
+    # (`arcwise.transition.candidates`)
+    candidate_features: str | None = None
 
 
 @dataclass

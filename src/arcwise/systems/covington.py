@@ -73,14 +73,11 @@ def base_positions(state, out):
     """L0..L2, R0..R2, CL, CR (2017 paper, Table 2; `arcwise.systems.positions`)."""
     n = state[st.N]
     i, j = focus(state)
-    first = first_word(state)
-    if i >= first:
-        for k in range(3):
-            out[L0 + k] = i - k if i - k >= first else -1
+    lambda1_positions(state, i, out)
     if j != -1:
         for k in range(3):
             out[R0 + k] = j + k if j + k <= n else -1
-    if i >= first and j != -1:
+    if i >= first_word(state) and j != -1:
         heads = st.HEADER + st.HEADS * (n + 1)  # heads[0] in the state array
         for k in range(i + 1, j):
             h = state[heads + k]
@@ -88,6 +85,14 @@ def base_positions(state, out):
                 if out[CL] == -1:
                     out[CL] = k
                 out[CR] = k
+
+
+@njit(cache=True)
+def lambda1_positions(state, i, out):
+    """L0, L1, L2 = i, i - 1, i - 2: the last words of λ1 = [first .. i], -1 past its start."""
+    first = first_word(state)
+    for k in range(3):
+        out[L0 + k] = i - k if i - k >= first else -1
 
 
 @njit(cache=True)

@@ -47,11 +47,13 @@ from arcwise.systems.covington import (
     focus_words,
     initial,
     is_terminal,
+    lambda1_positions,
     option_bits,
     shift,
 )
+from arcwise.systems.positions import CL, CR
 
-SHIFT = 0
+SHIFT, LEFT_ARC, RIGHT_ARC = range(3)  # the transition kinds, also the ids of k = 1
 ACTIONS = ("shift", "left-arc", "right-arc")  # the transition kinds; ids carry k (see above)
 LABELED = (False, True, True)
 VARIANTS = ("root",)  # covington-nl+root
@@ -75,6 +77,18 @@ def left_arc(k):
 @njit(cache=True)
 def right_arc(k):
     return 2 * k
+
+
+@njit(cache=True)
+def kind(action):
+    """SHIFT, LEFT_ARC or RIGHT_ARC: the kind of an action id."""
+    return action if action <= RIGHT_ARC else RIGHT_ARC - action % 2
+
+
+@njit(cache=True)
+def parameter(action):
+    """k of an arc transition's id (left-arc-k, right-arc-k)."""
+    return (action + 1) // 2
 
 
 @njit(cache=True)
@@ -119,6 +133,17 @@ def apply(state, action, label):
         st.set_arc(state, head, dependent, label)
         state[st.FOCUS] = attached(state, action) - 1  # i_k .. i_1 move to λ2
     state[st.PREVIOUS] = action
+
+
+@njit(cache=True)
+def candidate_positions(state, x, out):
+    """Covington's base positions (`arcwise.systems.covington.base_positions`) with i_k = x
+    as the focus, that is of the configuration Covington reaches after k - 1 No-Arcs, into
+    out, which holds this configuration's: L0..L2 move to x, R0..R2 stay, and CL, CR are
+    left out (-1: finding them scans the words between x and j)."""
+    lambda1_positions(state, x, out)
+    out[CL] = -1
+    out[CR] = -1
 
 
 PARAMETERISED = ParameterisedActions(plain=("shift",), families=("left-arc", "right-arc"),

@@ -196,6 +196,14 @@ def parse_batch(
     re-headings, (word, previous head) in order, are rows
     reheading_offsets[k] .. reheading_offsets[k+1] - 1 of reheadings.
     """
+    return parse_in_threads(offsets, words, trace, lambda first, last, *out: parse_range(
+        system_id, options, program, weights, class_transition, class_label, root_label,
+        offsets, words, first, last, *out))
+
+
+def parse_in_threads(offsets, words, trace, parse_range):
+    """`parse_batch`'s outputs, parse_range(first, last, heads, labels, made, built_by,
+    reheadings, room, counts) filling them for sentences first .. last - 1 in threads."""
     sentences = offsets.shape[0] - 1
     heads = np.empty(words.shape[0], dtype=np.int32)
     labels = np.empty(words.shape[0], dtype=np.int32)
@@ -206,9 +214,7 @@ def parse_batch(
     reheadings = np.empty((room[sentences], 2), dtype=np.int32) if trace else None
     counts = np.zeros(sentences, dtype=np.int64)
     in_threads(lambda first, last: parse_range(
-        system_id, options, program, weights, class_transition, class_label, root_label,
-        offsets, words, first, last, heads, labels, made, built_by, reheadings, room,
-        counts), sentences)
+        first, last, heads, labels, made, built_by, reheadings, room, counts), sentences)
     if not trace:
         return heads, labels, made
     return (heads, labels, made, built_by, *packed_reheadings(reheadings, room, counts))

@@ -41,13 +41,13 @@ from arcwise.core.errors import ArcwiseError
 from arcwise.core.vocab import Vocabularies, check_tagged
 from arcwise.features import FeatureTable
 from arcwise.features.batch import Batch
-from arcwise.features.templates import compile_addresses
+from arcwise.features.templates import compile_addresses, compile_candidate_table
 from arcwise.io import annotate
 from arcwise.io.annotations import tree_annotations
 from arcwise.learn import perceptron as pc
 from arcwise.models import modelfile
 from arcwise.models.kinds import scorer_class
-from arcwise.transition import stepped
+from arcwise.transition import candidates, stepped
 from arcwise.transition.kernels import parse_batch
 from arcwise.transition.trace import of_parse as trace_of_parse
 from arcwise.trees.pseudoprojective import (
@@ -134,6 +134,10 @@ class TransitionParser:
         heads, label_ids, made, *record = self.parse_encoded(batch, trace)
         labels = self.classes.labels
         offsets = batch.offsets.tolist()
+        if trace:  # the action names by id (covington-nl's up to left-arc-n)
+            longest = int(np.diff(batch.offsets).max(initial=1)) - 1
+            names = [self.kernels.action_name(a)
+                     for a in range(self.kernels.action_count(longest))]
         trees = []
         for i, (a, b) in enumerate(zip(offsets, offsets[1:])):
             head = heads[a:b].copy()
@@ -152,7 +156,7 @@ class TransitionParser:
                 if single_root:
                     built[head != several_roots] = -1  # moved under the kept root
                 trees.append((head, deprel, trace_of_parse(
-                    self.kernels.actions, built,
+                    names, built,
                     reheadings[reheading_offsets[i] : reheading_offsets[i + 1]].tolist(),
                 )))
             else:
@@ -285,10 +289,17 @@ class Parser(TransitionParser):
     """
 
     def __init__(self, system: str, vocabularies: Vocabularies, table: FeatureTable,
-                 classes: pc.ClassSet, weights: pc.Weights, root_label: str, **common: Any):
-        """common: `TransitionParser`'s other arguments (hyperparameters, scores, ...)."""
+                 classes: pc.ClassSet, weights: pc.Weights, root_label: str,
+                 candidate_table: FeatureTable | None = None, **common: Any):
+        """candidate_table: a parameterised system's (covington-nl's arcs with k >= 2,
+        `arcwise.transition.candidates`), and only its; common: `TransitionParser`'s other
+        arguments (hyperparameters, scores, ...)."""
         super().__init__(system, vocabularies, classes, root_label, **common)
+        if (candidate_table is None) != (self.kernels.parameterised is None):
+            raise ValueError(f"{system} parses with a candidate table" if candidate_table
+                             is None else f"{system} has no candidates to score")
         self.table = table
+        self.candidate_table = candidate_table
         self.weights = weights
 
     def parse_encoded(self, batch: Batch, trace: bool = False) -> tuple[np.ndarray, ...]:
@@ -300,6 +311,12 @@ class Parser(TransitionParser):
                 if self.guided else "guide trees given to a model trained without a guide"
             )
         with interrupts.deferred():  # never raise while the threads parse
+            if self.candidate_table is not None:
+                return candidates.parse_batch(
+                    self.kernels.system_id, self.kernels.options, self.table.program,
+                    self.candidate_table.program, self.weights,
+                    self.classes.labels.index(self.root_label), batch.offsets, batch.words,
+                    trace)
             return parse_batch(
                 self.kernels.system_id,
                 self.kernels.options,
@@ -330,7 +347,9 @@ class Parser(TransitionParser):
 
     def meta(self) -> dict[str, Any]:
         """The model file's metadata (see `arcwise.models.modelfile`)."""
-        return {**super().meta(), "features": self.table.to_json()}
+        candidate_features = ({} if self.candidate_table is None else
+                              {"candidate_features": self.candidate_table.to_json()})
+        return {**super().meta(), "features": self.table.to_json(), **candidate_features}
 
     def saved(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """What the model file holds: (arrays, metadata)."""
@@ -350,6 +369,11 @@ class Parser(TransitionParser):
             if classes.to_json() != meta["classes"]:
                 raise ArcwiseError(f"{source}: the model's classes differ from {system}'s")
             table = FeatureTable.from_json(meta["features"], system, source)
+            candidate_table = None
+            if kernels.parameterised is not None:
+                candidate_table = FeatureTable.from_json(
+                    meta["candidate_features"], system, source,
+                    compile=compile_candidate_table)
             vocabularies = Vocabularies.from_dict(meta["vocabularies"])
             root_label = meta["root_label"]
             pseudo_projective = meta.get("pseudo_projective")  # absent in older files: None
@@ -374,6 +398,7 @@ class Parser(TransitionParser):
             classes,
             weights,
             root_label,
+            candidate_table=candidate_table,
             pseudo_projective=pseudo_projective,
             **cls.common_of(meta),
         )

@@ -46,6 +46,7 @@ from arcwise.features.templates import (
     DEFAULT_FEATURE_MODEL,
     DEFAULT_NEURAL_FEATURES,
     check_feature_model,
+    default_candidate_table,
     neural_addresses,
 )
 from arcwise.learn import perceptron as pc
@@ -60,7 +61,14 @@ from arcwise.models.kinds import scorer_class
 from arcwise.systems.base import flat_gold
 from arcwise.training.data import data_sha256, length_batches, projectivized, score_parser
 from arcwise.training.epochs import default_epochs, log_header, run_epochs
-from arcwise.transition import DEFAULT_ORACLE, MODELS, ORACLES, stepped, steps  # noqa: F401 (MODELS)
+from arcwise.transition import (  # noqa: F401 (MODELS)
+    DEFAULT_ORACLE,
+    MODELS,
+    ORACLES,
+    candidates,
+    stepped,
+    steps,
+)
 from arcwise.transition.fused import train_epoch
 from arcwise.transition.parser import Parser, ScorerParser, TransitionParser
 from arcwise.trees.projectivity import is_well_formed
@@ -186,6 +194,7 @@ def train(
     table = table or default_table(system, guided=guide is not None,
                                    variant_features=variant_features,
                                    feature_model=feature_model)
+    candidate_table = default_candidate_table(system)  # a parameterised system's, else None
     if table.guided != (guide is not None):
         raise ValueError("guide trees go with a guided feature table, and only with one")
     if guide is not None and dev and dev_guide is None:
@@ -266,12 +275,13 @@ def train(
     parser = Parser(system, vocabularies, table, classes, perceptron.weights, root_label,
                     hyperparameters=hyperparameters, scores={},
                     training_data_sha256=data_sha256(sentences),
-                    pseudo_projective=pseudo_projective)
+                    pseudo_projective=pseudo_projective, candidate_table=candidate_table)
     dev_batch = Batch(dev, vocabularies, dev_guide if guide is not None else None) if dev else None
     epochs_of = PerceptronEpochs(
         parser, perceptron, kernels, oracle_kernels, bound_index, dynamic, explore_from,
         explore_p, seed, table, classes, np.array(usable, dtype=np.int64), batch, gold_label,
-        flat_gold(prepared), trained_words=int(sum(sentences[k].n for k in usable)))
+        flat_gold(prepared), trained_words=int(sum(sentences[k].n for k in usable)),
+        candidate_table=candidate_table)
     return run_epochs(epochs_of, parser, log, epochs=epochs, trained_sentences=len(usable),
                       score_dev=(lambda: score_parser(parser, dev, dev_batch)) if dev else None,
                       progress=progress)
@@ -329,7 +339,11 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
                              f"only, not {system}")
         oracle_options = {**oracle_options, "priority": oracle_priority}
     ts = registry.get(system, **oracle_options)
-    pc.check_fixed_actions(ts.kernels)
+    if ts.kernels.parameterised is not None and (model != "perceptron"
+                                                 or stepped_batch is not None):
+        raise ValueError(f"{system} has an action per k (left-arc-k): its candidates are "
+                         "scored by the perceptron's fused loops only, not yet by a stepped "
+                         "scorer (model='bilstm', stepped_batch)")
     check_feature_model(system, feature_model)
     if neural:
         check_neural(neural, ts.kernels.system_id)
@@ -409,6 +423,7 @@ class PerceptronEpochs:
     gold_label: np.ndarray
     gold: tuple  # `flat_gold` of the prepared gold trees
     trained_words: int
+    candidate_table: FeatureTable | None = None  # a parameterised system's
     step: int = 0
 
     def train_epoch(self, epoch: int) -> dict[str, Any]:
@@ -416,13 +431,23 @@ class PerceptronEpochs:
         explore = self.dynamic and epoch >= self.explore_from
         gold_flat, gold_offsets = self.gold
         classes = self.classes
-        self.step, configurations, updates, wrong = train_epoch(
-            self.kernels.system_id, self.kernels.options, self.oracle.variant, self.bound,
-            self.dynamic, explore, self.explore_p, epoch_seed(self.seed, epoch),
-            self.table.program, self.perceptron.weights, self.perceptron.totals, self.step,
-            classes.transition, classes.label, classes.first_class, classes.takes_label, order,
-            self.batch.offsets, self.batch.words, self.gold_label, gold_flat, gold_offsets,
-        )
+        if self.candidate_table is not None:
+            self.step, configurations, updates, wrong = candidates.train_epoch(
+                self.kernels.system_id, self.kernels.options, self.oracle.variant, self.bound,
+                self.dynamic, explore, self.explore_p, epoch_seed(self.seed, epoch),
+                self.table.program, self.candidate_table.program, self.perceptron.weights,
+                self.perceptron.totals, self.step, order, self.batch.offsets,
+                self.batch.words, self.gold_label, gold_flat, gold_offsets,
+            )
+        else:
+            self.step, configurations, updates, wrong = train_epoch(
+                self.kernels.system_id, self.kernels.options, self.oracle.variant, self.bound,
+                self.dynamic, explore, self.explore_p, epoch_seed(self.seed, epoch),
+                self.table.program, self.perceptron.weights, self.perceptron.totals,
+                self.step, classes.transition, classes.label, classes.first_class,
+                classes.takes_label, order, self.batch.offsets, self.batch.words,
+                self.gold_label, gold_flat, gold_offsets,
+            )
         self.parser.weights = self.perceptron.averaged(max(self.step, 1))
         return {
             "configurations": int(configurations),
