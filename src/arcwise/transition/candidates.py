@@ -93,7 +93,7 @@ class Work(NamedTuple):
 @njit(cache=True)
 def work_arrays(system_id, program, candidates, n):
     """`Work` for an n-word sentence, the system's table `program` and the candidate
-    table `candidates` (`arcwise.features.FeatureProgram`s)."""
+    table `candidates` (each an `arcwise.features.FeatureProgram`)."""
     ids = systems.n_actions(system_id, n)
     templates = program.template_values.shape[0]
     label_templates = program.label_templates.shape[0]
