@@ -31,6 +31,7 @@ i_k = 0, and Left-Arc_k with i_k = 0 is never legal.
 
 from __future__ import annotations
 
+import sys
 from functools import partial
 
 from arcwise.core.jit import njit
@@ -150,19 +151,25 @@ PARAMETERISED = ParameterisedActions(plain=("shift",), families=("left-arc", "ri
                                      n_actions=n_actions)
 
 
-def make(options: frozenset[str]) -> SystemKernels:
-    bits = option_bits("covington-nl", options)
+def kernels_of(name: str, module, options: frozenset[str]) -> SystemKernels:
+    """The kernels of a non-local Covington system module (this one or the non-monotonic
+    one): its legal, apply and arc, with this module's actions."""
+    bits = option_bits(name, options)
     return SystemKernels(
-        name="covington-nl" + ("+root" if bits else ""),
+        name=name + ("+root" if bits else ""),
         actions=ACTIONS,
         labeled=LABELED,
         enabled=tuple(range(len(ACTIONS))),
         initial=initial if bits == 0 else partial(initial, options=bits),
         is_terminal=is_terminal,
-        legal=legal,
-        apply=apply,
-        arc=arc,
+        legal=module.legal,
+        apply=module.apply,
+        arc=module.arc,
         describe=describe,
         options=bits,
         parameterised=PARAMETERISED,
     )
+
+
+def make(options: frozenset[str]) -> SystemKernels:
+    return kernels_of("covington-nl", sys.modules[__name__], options)

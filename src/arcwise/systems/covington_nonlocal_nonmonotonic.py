@@ -18,29 +18,27 @@ covington-nm's (Left-Arc_k with i_k = 0 is never legal).
 
 from __future__ import annotations
 
-from functools import partial
+import sys
 
 from arcwise.core.jit import njit
+from arcwise.systems import covington_nonlocal as nl
 from arcwise.systems import state as st
 from arcwise.systems.base import SystemKernels
 from arcwise.systems.covington import (
     BASES,
     NEURAL_FEATURES,
     base_positions,
-    describe,
     distance_words,
     first_word,
     focus,
     focus_words,
     initial,
     is_terminal,
-    option_bits,
     shift,
 )
 from arcwise.systems.covington_nonlocal import (
     ACTIONS,
     LABELED,
-    PARAMETERISED,
     SHIFT,
     arc,
     attached,
@@ -82,18 +80,4 @@ def apply(state, action, label):
 
 
 def make(options: frozenset[str]) -> SystemKernels:
-    bits = option_bits("covington-nl-nm", options)
-    return SystemKernels(
-        name="covington-nl-nm" + ("+root" if bits else ""),
-        actions=ACTIONS,
-        labeled=LABELED,
-        enabled=tuple(range(len(ACTIONS))),
-        initial=initial if bits == 0 else partial(initial, options=bits),
-        is_terminal=is_terminal,
-        legal=legal,
-        apply=apply,
-        arc=arc,
-        describe=describe,
-        options=bits,
-        parameterised=PARAMETERISED,
-    )
+    return nl.kernels_of("covington-nl-nm", sys.modules[__name__], options)

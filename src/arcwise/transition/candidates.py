@@ -53,6 +53,7 @@ from arcwise.learn import perceptron as pc
 from arcwise.systems import covington_nonlocal as nl
 from arcwise.systems import state as st
 from arcwise.systems.base import gold_of
+from arcwise.transition.fused import wrong_heads
 from arcwise.transition.kernels import (
     final_tree,
     max_steps,
@@ -303,12 +304,7 @@ def train_sentence(system_id, options, variant, bound, dynamic, explore, explore
         if explore and np.random.random() < explore_p:
             target, target_label = predicted, predicted_label
         systems.apply(system_id, state, target, target_label)
-    wrong = 0
-    heads = st.region(state, st.HEADS)
-    for d in range(1, n + 1):
-        if max(heads[d], 0) != gold[0][d]:
-            wrong += 1
-    return step, configurations, updates, wrong
+    return step, configurations, updates, wrong_heads(state, gold[0])
 
 
 @njit(cache=True)

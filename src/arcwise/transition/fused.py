@@ -62,12 +62,18 @@ def train_sentence(
         if explore and np.random.random() < explore_p:
             follow = predicted
         systems.apply(system_id, state, class_transition[follow], class_label[follow])
-    wrong = 0
+    return step, configurations, updates, wrong_heads(state, gold[0])
+
+
+@njit(cache=True)
+def wrong_heads(state, gold_heads):
+    """The words of a terminal configuration whose head (headless: the root 0) is not gold."""
     heads = st.region(state, st.HEADS)
-    for d in range(1, n + 1):
-        if max(heads[d], 0) != gold[0][d]:
+    wrong = 0
+    for d in range(1, gold_heads.shape[0]):
+        if max(heads[d], 0) != gold_heads[d]:
             wrong += 1
-    return step, configurations, updates, wrong
+    return wrong
 
 
 @njit(cache=True)
