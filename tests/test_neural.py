@@ -180,6 +180,18 @@ def test_the_paper_feature_set_trains_and_travels_in_the_model_file(name, data, 
             == [list(h) for h, _ in parser.parse(data[1])])
 
 
+def test_the_defaults_are_the_paper_features_with_dropout(data):
+    """--model bilstm alone: the paper's feature set and dropout 0.33, the configuration that
+    beat the perceptron where nobody tuned (#42 item 6, bench/RESULTS.md "neural-defaults");
+    the log records both."""
+    parser, log = train("two-planar", data[0], data[1], epochs=1, seed=1, model="bilstm",
+                        neural={"threads": 1})
+    assert log["hyperparameters"]["features"] == "paper"
+    assert parser.scorer.addresses == neural_addresses("two-planar", "paper")
+    assert log["hyperparameters"]["sizes"]["dropout"] == 0.33
+    assert parser.scorer.network.encoder.dropout.p == 0.33
+
+
 def test_neural_features_by_name_or_addresses_and_refused_in_one_line(tmp_path):
     assert neural_addresses("two-planar", "S0, T0.l B0") == ("S0", "T0.l", "B0")
     with pytest.raises(ValueError, match="did you mean paper"):

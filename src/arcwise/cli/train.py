@@ -329,12 +329,12 @@ def register(app: typer.Typer) -> None:
             [], "--neural", metavar="KEY=VALUE",
             help="--model bilstm or biaffine: a network or training option (repeatable): "
             "word, suffix, shape, tag (embedding sizes), chars (a character BiLSTM's size; "
-            "default none), char_embedding, lstm, layers, word_dropout, dropout, "
+            "default none), char_embedding, lstm, layers, word_dropout, dropout (0.33), "
             "learning_rate, decay and decay_updates (the rate times decay every "
             "decay_updates updates; default none), batch_sentences, threads; bilstm: "
             "hidden, aggressive_p, features (the words the network reads: paper, the "
             "2018 paper's and Kiperwasser & Goldberg's, with the stack words' leftmost and "
-            "rightmost dependents; compact, the default, the words alone; or addresses "
+            "rightmost dependents, the default; compact, the words alone; or addresses "
             "such as S0,S1,B0,S0.l); biaffine: arc, label.",
         ),
         embeddings: Path = typer.Option(

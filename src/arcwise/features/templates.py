@@ -77,7 +77,9 @@ BASES_OF = {system_id: module.BASES for system_id, (module, _) in _registered().
 # NEURAL_FEATURES; `neural_addresses`).
 NEURAL_FEATURES_OF = {system_id: dict(getattr(module, "NEURAL_FEATURES", {}))
                       for system_id, (module, _) in _registered().items()}
-DEFAULT_NEURAL_FEATURES = "compact"
+# "paper" by default (with `arcwise.learn.neural.Sizes.dropout` 0.33): chosen on dev LAS over
+# the shared treebanks against the perceptron (bench/RESULTS.md, "neural-defaults").
+DEFAULT_NEURAL_FEATURES = "paper"
 
 # Tree moves from a word.
 MOVES = ("h", "h2", "l", "l'", "r", "r'", "l2", "r2")

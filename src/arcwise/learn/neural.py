@@ -94,8 +94,9 @@ class Sizes:
     decay: float = 1.0
     decay_updates: int = 5000
     # dropout on the embeddings, between the BiLSTM layers and on its output while
-    # training (Dozat & Manning 2017: 0.33); 0 = none, as Kiperwasser & Goldberg 2016
-    dropout: float = 0.0
+    # training (Dozat & Manning 2017: 0.33; 0 = none, as Kiperwasser & Goldberg 2016, who
+    # overfit small treebanks: bench/RESULTS.md, "neural-defaults")
+    dropout: float = 0.33
     # a character BiLSTM of this size per direction adds its final states to each
     # word's vector (0 = none); its characters are embedded in char_embedding dimensions
     chars: int = 0
