@@ -11,7 +11,8 @@ cells in --results.  With --data (the folder of the treebank folders, e.g.
 `arcwise experiment GRID --data DIR -o RESULTS` would (one process per cell,
 finished cells kept as JSON and skipped).  The section holds, per grid, its
 tables with the paper's beside them and its contrasts with significance, then
-every cell.
+every cell.  A grid's notes (bench/results/GRID-notes.md, what its figures mean, written by
+hand) follow its report.  The cells of the grids in `RESULTS_OF` live in their own folders.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ import report
 
 BENCH = Path(__file__).resolve().parent
 GRIDS = [BENCH.parent / "experiments" / f"{name}.toml"
-         for name in ("covington-2017", "two-planar-2018", "buffer-2012", "arc-eager-nm")]
+         for name in ("covington-2017", "two-planar-2018", "buffer-2012", "buffer-2012-malt",
+                      "arc-eager-nm")]
+# grids whose cells live in a folder of their own, not in --results (they ran on their own)
+RESULTS_OF = {"buffer-2012-malt": BENCH / "results" / "buffer-2012-malt"}
 
 
 def section(grids: list, results: dict[str, list[dict]], command: str) -> str:
@@ -51,7 +55,7 @@ def section(grids: list, results: dict[str, list[dict]], command: str) -> str:
     for grid in grids:
         total = len(grid.treebanks) * len(grid.configurations) * len(grid.seeds)
         out += ["", grid_report.markdown(grid, results[grid.name], total, level=3,
-                                         cells_table=False).rstrip()]
+                                         cells_table=False).rstrip(), *report.notes(grid.name)]
     order = [c.name for g in grids for c in g.configurations]
     cells = grid_report.every_cell(list(every.values()), list(dict.fromkeys(order)))
     out += ["", f"### {cells.title}", "", cells.markdown()]
@@ -95,12 +99,13 @@ def main(argv: list[str] | None = None) -> dict[str, list[dict]]:
         grids = [grids_module.load(g, args.data) for g in args.grids]
         results = {}
         for grid in grids:
+            results_dir = RESULTS_OF.get(grid.name, args.results)
             if args.data is None:
-                results[grid.name] = finished(grid, args.results)
+                results[grid.name] = finished(grid, results_dir)
                 continue
             numba_cache.use_for_children(args.numba_cache_dir)
             outcome = run_grid(
-                grid, args.results, workers=args.workers, dask=args.dask, rerun=args.rerun,
+                grid, results_dir, workers=args.workers, dask=args.dask, rerun=args.rerun,
                 allow_dirty=args.allow_dirty,
                 on_start=lambda todo, done, g=grid: print(
                     f"{g.name}: {len(todo)} cells to train, {done} finished", file=sys.stderr),

@@ -3,6 +3,7 @@
     .venv/bin/python bench/neural.py [--systems arc-eager:dynamic,two-planar:static]
         [--epochs 15] [--train PATH --dev PATH --test PATH] [--threads 2] [--parse-threads N]
         [--neural KEY=VALUE ...] [--max-train N] [--seed 1] [--device cpu] [--json] [--report]
+    .venv/bin/python bench/neural.py --section
 
 Per configuration (SYSTEM:ORACLE[:BOUND] for a BiLSTM transition parser,
 `arcwise.transition.train.train(..., model="bilstm")`; biaffine[:projective] for the
@@ -14,7 +15,9 @@ parse speed (sentences/s, encoding and stepping, the network on `--parse-threads
 threads, by default `--threads`), on `--device` (cpu by default; cuda, cuda:N or auto
 for a GPU).  Defaults: the bundled English-EWT, gold tags.
 --report keeps each result in bench/results/neural/ and rewrites the neural section of RESULTS.md
-from every kept one, with the git revision and machine it was measured on.
+from every kept one, with the git revision and machine it was measured on, then the reports
+of the neural `arcwise experiment` grids (`GRIDS`) from their finished cells, each followed
+by its notes (bench/results/FOLDER-notes.md, written by hand).  --section only rewrites it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "en_ewt"
 
@@ -46,7 +50,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--report", action="store_true",
                         help="keep the results and rewrite the neural section of RESULTS.md")
+    parser.add_argument("--section", action="store_true",
+                        help="train nothing: rewrite the neural section from the kept results "
+                             "and the grids' finished cells")
     args = parser.parse_args(argv)
+    if args.section:
+        write_section()
+        return 0
 
     import torch
 
@@ -128,10 +138,28 @@ def main(argv: list[str] | None = None) -> int:
 
 
 RESULTS = Path(__file__).resolve().parent / "results" / "neural"
-# the 2018 paper's Table 1 with BiLSTM scorers: an `arcwise experiment` grid whose cells are
-# kept here (`arcwise experiment experiments/neural-2018.toml --data DIR -o GRID_RESULTS`)
-GRID = Path(__file__).resolve().parents[1] / "experiments" / "neural-2018.toml"
-GRID_RESULTS = Path(__file__).resolve().parent / "results" / "neural-2018"
+EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
+
+
+class GridReport(NamedTuple):
+    """An `arcwise experiment` grid with neural cells, reported after the runs above."""
+
+    grid: Path  # its file
+    results: Path  # the folder of its cells; its notes: RESULTS_FOLDER-notes.md beside it
+    data: str  # the data root its command names
+    other: bool = False  # run on other treebanks (--other-treebanks all): those of its cells
+
+
+GRIDS = [
+    GridReport(EXPERIMENTS / "neural-2018.toml", RESULTS.parent / "neural-2018",
+               "../shared/data/ud"),  # the 2018 Table 1, 15 epochs
+    GridReport(EXPERIMENTS / "neural-2018-paper.toml", RESULTS.parent / "neural-2018-paper",
+               "../shared/data/ud"),  # ... with the paper's features
+    GridReport(EXPERIMENTS / "neural-defaults.toml", RESULTS.parent / "neural-defaults",
+               "../shared/data/ud"),  # #42 item 6
+    GridReport(EXPERIMENTS / "neural-defaults.toml", RESULTS.parent / "neural-defaults-heldout",
+               "HELDOUT", other=True),  # ... on treebanks nobody tuned for
+]
 
 
 def keep(row: dict) -> None:
@@ -171,20 +199,37 @@ def write_section() -> None:
 
 
 def grid_section() -> list[str]:
-    """The lines of the 2018 Table 1 grid's report, from its finished cells (none: nothing)."""
+    """The lines of the grids' reports (`GRIDS`), from their finished cells, each followed by
+    its notes, if any; a grid without cells: nothing."""
+    import dataclasses
+
+    import report
+
     from arcwise.experiments import grid as grids
     from arcwise.experiments import report as grid_report
+    from arcwise.experiments.cells import load_results
     from arcwise.experiments.run import finished
 
-    grid = grids.load(GRID, None)
-    results = finished(grid, GRID_RESULTS) if GRID_RESULTS.exists() else []
-    if not results:
-        return []
-    total = len(grid.treebanks) * len(grid.configurations) * len(grid.seeds)
-    return ["", grid_report.markdown(grid, results, total, level=3).rstrip(), "",
-            "- Command: `arcwise experiment experiments/neural-2018.toml --data "
-            "../shared/data/ud -o bench/results/neural-2018 -j 2` (it resumes: a run may span "
-            "sessions); each cell trains on one torch thread, two cells at a time."]
+    lines = []
+    for path, results_dir, data, other in GRIDS:
+        grid = grids.load(path, None)
+        if other:
+            cells = load_results(results_dir) if results_dir.is_dir() else {}
+            treebanks = sorted({r["cell"]["treebank"] for r in cells.values()})
+            grid = dataclasses.replace(grid, treebanks=tuple(treebanks),
+                                       title=f"{grid.title}, on treebanks nobody tuned for")
+        results = finished(grid, results_dir) if results_dir.exists() else []
+        if not results:
+            continue
+        total = len(grid.treebanks) * len(grid.configurations) * len(grid.seeds)
+        command = (f"arcwise experiment experiments/{path.name} --data {data} -o "
+                   f"bench/results/{results_dir.name}"
+                   + (" --other-treebanks all" if other else ""))
+        lines += ["", grid_report.markdown(grid, results, total, level=3).rstrip(), "",
+                  f"- Command: `{command}` (it resumes: a run may span sessions); each cell "
+                  "trains on one torch thread.",
+                  *report.notes(results_dir.name, results_dir.parent.parent / "RESULTS.md")]
+    return lines
 
 
 if __name__ == "__main__":

@@ -82,6 +82,13 @@ def write_bench_section(name: str, heading: str, setting: str, body: list[str], 
                                     f"- Command: `{command}`", f"- {provenance()}"]))
 
 
+def notes(name: str, results_md: Path = RESULTS_MD) -> list[str]:
+    """The lines of results/NAME-notes.md beside RESULTS.md (what a grid's figures mean,
+    written by hand after the run), after a blank line; none if there is no such file."""
+    path = sections_dir(results_md) / f"{name}-notes.md"
+    return ["", path.read_text().strip()] if path.exists() else []
+
+
 SECTIONS_START = "<!-- the sections -->"
 
 

@@ -255,7 +255,7 @@ columns = [["arc-eager", "bilstm:arc-eager:static"]]
 
 @pytest.mark.end_to_end
 @pytest.mark.neural
-def test_neural_section_reports_the_table_1_grid_cells_finished_so_far(tmp_path, monkeypatch):
+def test_neural_section_reports_its_grids_cells_finished_so_far_with_their_notes(tmp_path, monkeypatch):
     pytest.importorskip("torch")
     from arcwise.experiments import grid as grids
     from arcwise.experiments.run import run_grid
@@ -267,16 +267,18 @@ def test_neural_section_reports_the_table_1_grid_cells_finished_so_far(tmp_path,
     grid = tmp_path / "tiny-neural.toml"
     grid.write_text(TINY_NEURAL_GRID)
     try:
-        monkeypatch.setattr(neural, "GRID", grid)
-        monkeypatch.setattr(neural, "GRID_RESULTS", tmp_path / "cells")
+        cells = tmp_path / "results" / "cells"
+        monkeypatch.setattr(neural, "GRIDS", [neural.GridReport(grid, cells, "DATA")])
         assert neural.grid_section() == []  # nothing run yet: no subsection
-        run_grid(grids.load(grid, tmp_path / "ud"), tmp_path / "cells", workers=1,
-                 allow_dirty=True)
+        run_grid(grids.load(grid, tmp_path / "ud"), cells, workers=1, allow_dirty=True)
         text = "\n".join(neural.grid_section())
+        (tmp_path / "results" / "cells-notes.md").write_text("#### What it means\n\nNothing.")
+        with_notes = "\n".join(neural.grid_section())
     finally:
         sys.modules.pop("neural", None)
     assert "### Tiny neural" in text and "| English-Tiny |" in text
-    assert "1 of 1 cells finished" in text and "experiments/neural-2018.toml" in text
+    assert "1 of 1 cells finished" in text and "experiments/tiny-neural.toml" in text
+    assert "What it means" not in text and with_notes.endswith("#### What it means\n\nNothing.")
 
 
 
