@@ -23,24 +23,24 @@ from hypothesis import strategies as hs
 
 torch = pytest.importorskip("torch")
 
-import arcwise  # noqa: E402
-from arcwise import systems  # noqa: E402
-from arcwise.core.errors import ArcwiseError  # noqa: E402
-from arcwise.features.batch import Batch  # noqa: E402
-from arcwise.learn import perceptron as pc  # noqa: E402
-from arcwise.models import modelfile  # noqa: E402
-from arcwise.systems import state as st  # noqa: E402
-from arcwise.systems.base import Configuration, flat_gold  # noqa: E402
-from arcwise.training.data import score_parser  # noqa: E402
-from arcwise.transition import steps  # noqa: E402
-from arcwise.transition.candidates import CandidateRows  # noqa: E402
-from arcwise.transition.parser import ScorerParser  # noqa: E402
-from arcwise.transition.stepped import Stepper  # noqa: E402
-from arcwise.transition.train import train  # noqa: E402
-from arcwise.trees.projectivity import is_well_formed  # noqa: E402
-from tests.ewt import NO_JIT, compiled_only, train_and_dev  # noqa: E402
-from tests.reference.random_trees import examples, trees  # noqa: E402
-from tests.test_neural import address_word  # noqa: E402
+import arcwise
+from arcwise import systems
+from arcwise.core.errors import ArcwiseError
+from arcwise.features.batch import Batch
+from arcwise.learn import perceptron as pc
+from arcwise.models import modelfile
+from arcwise.systems import state as st
+from arcwise.systems.base import Configuration, flat_gold
+from arcwise.training.data import score_parser
+from arcwise.transition import steps
+from arcwise.transition.candidates import CandidateRows
+from arcwise.transition.parser import ScorerParser
+from arcwise.transition.stepped import Stepper
+from arcwise.transition.train import train
+from arcwise.trees.projectivity import is_well_formed
+from tests.ewt import NO_JIT, compiled_only, train_and_dev
+from tests.reference.random_trees import examples, trees
+from tests.test_neural import address_word
 
 SYSTEMS = ["covington-nl", "covington-nl-nm", "covington-nl+root"]
 SETUPS = {"covington-nl:static": ("covington-nl", "static"),
@@ -126,7 +126,7 @@ def test_every_legal_decision_is_scored_and_the_oracle_rebuilds_the_gold_trees(
             zero_cost)
         assert (target >= 0).all() and (follow == target).all()
         stepper.apply(rows, follow)
-    heads, label_ids, _ = stepper.trees(0)
+    heads, _, _ = stepper.trees(0)
     for k, gold in enumerate(golds):
         built = heads[batch.offsets[k] : batch.offsets[k + 1]]
         assert list(built[1:]) == list(gold[1:])

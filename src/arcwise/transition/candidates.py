@@ -1,4 +1,5 @@
-"""The perceptron's choice of k: covington-nl's arc transitions scored candidate by candidate.
+"""The choice of k: covington-nl's arc transitions scored candidate by candidate, by the
+perceptron (its fused loops) and by a stepped scorer (the BiLSTM).
 
 Non-local Covington (`arcwise.systems.covington_nonlocal`; Fernández-González &
 Gómez-Rodríguez 2018) links the buffer front j with any word i_k of λ1, so its action ids
@@ -35,6 +36,26 @@ gold candidate.  The oracles answer per action id, with `arcwise.transition.trai
 static, the oracle's action with its dependent's gold label; dynamic, the prediction if it
 is zero-cost (an arc with its dependent's gold label), else the best-scoring zero-cost
 action.
+
+The BiLSTM (Kiperwasser & Goldberg 2016, which the 2018 paper trains;
+`arcwise.transition.scorers.bilstm`) scores the same candidates from the words of the same
+views, through the batched steps of any stepped scorer (`arcwise.transition.stepped`).  A
+configuration gets a row of positions (the words its feature addresses name) for itself and
+one per legal candidate k >= 2, that of the configuration with FOCUS = i_k
+(`candidate_rows`); the MLPs score each row's classes, kinds × labels (transition MLP:
+shift, left-arc, right-arc; label MLP: 2 × labels), and a decision (action id, label) takes
+the score of its kind and label at its k's row::
+
+    shift(.)                       row of c
+    left-arc-1(l), right-arc-1(l)  row of c,              T[kind] + L[kind, l]
+    left-arc-k(l), right-arc-k(l)  row of c with FOCUS = i_k
+
+The batched steps choose among these decisions as among a fixed system's classes
+(`Decisions`: a class set over the action ids of the batch's longest sentence), so the
+oracles, exploration and hinge loss are the other systems' (`CandidateRows.spread` gives
+each configuration its decision scores).  Every legal candidate gets its row: no k is cut
+off.  The hinge's gradient reaches the best right and best wrong decisions only, so `learn`
+keeps just their two rows per configuration, not every candidate's.
 """
 
 from __future__ import annotations
