@@ -481,7 +481,7 @@ class CandidateRows(NamedTuple):
     first[r] .. first[r + 1] - 1 in increasing k; the scorer scores each row's model
     classes, `spread` makes them the configurations' decisions."""
 
-    positions: np.ndarray  # int64 [candidate rows, addresses] (`arcwise.transition.steps.positions`)
+    positions: np.ndarray  # int64 [candidate rows, addresses] (`steps.positions`)
     parameter: np.ndarray  # int64 [candidate rows]: the row's k
     first: np.ndarray  # int64 [configurations + 1]
     column: np.ndarray  # int64 [candidate rows, model classes]: their decisions (-1: none)

@@ -134,7 +134,8 @@ def train_batch(scorer, kernels, oracle, classes: pc.ClassSet, batch, gold: tupl
             kernels.system_id, oracle.variant, bound, dynamic, stepper.states, rows, legal,
             scores, predicted, gold_flat, gold_offsets, gold_label, batch.offsets,
             decisions.transition, decisions.label, decisions.first_class,
-            decisions.takes_label, policy, explore_p, aggressive_p, rng.random((len(rows), 2)), zero_cost,
+            decisions.takes_label, policy, explore_p, aggressive_p,
+            rng.random((len(rows), 2)), zero_cost,
         )
         scorer.learn(context, target, zero_cost, legal)  # rows without a target learn nothing
         configurations += int((target >= 0).sum())
