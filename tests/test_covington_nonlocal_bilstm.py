@@ -112,10 +112,17 @@ def test_every_legal_decision_is_scored_and_the_oracle_rebuilds_the_gold_trees(
                             for a in scorer.addresses]
                 assert list(candidates.positions[p]) == [
                     batch.offsets[b] + w if w >= 0 else -1 for w in expected]
+                k = candidates.parameter[p]
+                made = set()
                 for c in np.flatnonzero(candidates.column[p] >= 0):
                     d = candidates.column[p, c]
+                    kind = classes.actions[classes.transition[c]]
+                    action = ts.kernels.action_name(decisions.transition[d])
+                    assert action == (kind if kind == "shift" else f"{kind}-{k}")
+                    made.add(action)
                     assert decisions.label[d] == classes.label[c]
                     assert scores[r, d] == kind_scores[p, c]
+                assert k == 1 or made & allowed  # a row per legal candidate only
         zero_cost = np.zeros_like(legal)
         predicted = steps.best_legal(scores, legal)
         target, follow = steps.oracle_step(
