@@ -117,12 +117,13 @@ def test_same_seed_gives_identical_weights(trained, data):
     assert np.array_equal(parser.weights.label, again.weights.label)
 
 
-def test_stepped_scorers_are_refused():
-    with pytest.raises(ValueError, match="candidates"):
-        check_options("covington-nl", model="bilstm")
-    with pytest.raises(ValueError, match="candidates"):
+def test_the_stepped_perceptron_is_refused_the_bilstm_taken():
+    """The perceptron scores the candidates in its fused loops, the BiLSTM in the stepped
+    path (tests/test_covington_nonlocal_bilstm.py)."""
+    with pytest.raises(ValueError, match="candidates in its fused loops"):
         check_options("covington-nl-nm", stepped_batch=8)
     check_options("covington-nl", oracle="static")
+    check_options("covington-nl", model="bilstm", neural={"features": "paper"})
 
 
 @pytest.mark.parametrize("line, word", [("L0.l.p", "may not read l"), ("CL.p", "may not read CL"),

@@ -1,4 +1,5 @@
-"""The perceptron's choice of k: covington-nl's arc transitions scored candidate by candidate.
+"""The choice of k: covington-nl's arc transitions scored candidate by candidate, by the
+perceptron (its fused loops) and by a stepped scorer (the BiLSTM).
 
 Non-local Covington (`arcwise.systems.covington_nonlocal`; Fernández-González &
 Gómez-Rodríguez 2018) links the buffer front j with any word i_k of λ1, so its action ids
@@ -35,6 +36,26 @@ gold candidate.  The oracles answer per action id, with `arcwise.transition.trai
 static, the oracle's action with its dependent's gold label; dynamic, the prediction if it
 is zero-cost (an arc with its dependent's gold label), else the best-scoring zero-cost
 action.
+
+The BiLSTM (Kiperwasser & Goldberg 2016, which the 2018 paper trains;
+`arcwise.transition.scorers.bilstm`) scores the same candidates from the words of the same
+views, through the batched steps of any stepped scorer (`arcwise.transition.stepped`).  A
+configuration gets a row of positions (the words its feature addresses name) for itself and
+one per legal candidate k >= 2, that of the configuration with FOCUS = i_k
+(`candidate_rows`); the MLPs score each row's classes, kinds × labels (transition MLP:
+shift, left-arc, right-arc; label MLP: 2 × labels), and a decision (action id, label) takes
+the score of its kind and label at its k's row::
+
+    shift(.)                       row of c
+    left-arc-1(l), right-arc-1(l)  row of c,              T[kind] + L[kind, l]
+    left-arc-k(l), right-arc-k(l)  row of c with FOCUS = i_k
+
+The batched steps choose among these decisions as among a fixed system's classes
+(`Decisions`: a class set over the action ids of the batch's longest sentence), so the
+oracles, exploration and hinge loss are the other systems' (`CandidateRows.spread` gives
+each configuration its decision scores).  Every legal candidate gets its row: no k is cut
+off.  The hinge's gradient reaches the best right and best wrong decisions only, so `learn`
+keeps just their two rows per configuration, not every candidate's.
 """
 
 from __future__ import annotations
@@ -61,7 +82,7 @@ from arcwise.transition.kernels import (
     rows,
     traced_apply,
 )
-from arcwise.transition.steps import arc_dependent
+from arcwise.transition.steps import arc_dependent, position_row, widest
 
 
 class Work(NamedTuple):
@@ -386,3 +407,133 @@ def parse_batch(system_id, options, program, candidates, weights, root_label, of
     return parse_in_threads(offsets, words, trace, lambda first, last, *out: parse_range(
         system_id, options, program, candidates, weights, root_label, offsets, words, first,
         last, *out))
+
+
+# --- the stepped path's candidates (a neural scorer's: `arcwise.transition.stepped`) ------
+
+
+LAYOUT_VERSION = 1  # of `layout`: what a model file records of the candidate rows
+
+
+def layout(kernels) -> dict | None:
+    """How a stepped scorer's decisions come from its rows (`CandidateRows`) for a
+    parameterised system, as a model file records it (None for the other systems): the
+    plain actions and k = 1 from the configuration's row, each k >= 2 from the row of the
+    configuration with FOCUS = i_k."""
+    p = kernels.parameterised
+    if p is None:
+        return None
+    return {"version": LAYOUT_VERSION, "plain": list(p.plain), "families": list(p.families),
+            "row_of_k": "FOCUS = i_k"}
+
+
+class Decisions:
+    """The decisions of a parameterised system's configurations of at most n words: a
+    `arcwise.learn.perceptron.ClassSet` over its action ids (shift, then (left-arc-1, l),
+    (right-arc-1, l), (left-arc-2, l) ...), which the batched steps choose among as they
+    choose among a fixed system's classes, and where each comes from: a model class (a
+    kind with a label: `ClassSet.for_system`) scored at the row of a candidate k.
+
+    column[k, c]: the decision of model class c scored at candidate k's row (-1: none,
+    shift at k >= 2); parameter[d], kind_class[d]: decision d's k (1 for shift) and model
+    class.
+    """
+
+    def __init__(self, kernels, classes: pc.ClassSet, n: int):
+        p = kernels.parameterised
+        ids = kernels.action_count(n)
+        self.classes = pc.ClassSet([kernels.action_name(a) for a in range(ids)],
+                                   [kernels.takes_label(a) for a in range(ids)], range(ids),
+                                   classes.labels)
+        plain, families = len(p.plain), len(p.families)
+        ks = np.arange(1, (ids - plain) // families + 1)
+        self.column = np.full((len(ks) + 1, classes.n_classes), -1, dtype=np.int64)
+        for c, (kind, label) in enumerate(zip(classes.transition, classes.label)):
+            if kind < plain:
+                self.column[1, c] = self.classes.first_class[kind]
+            else:  # family f's action with parameter k, labeled
+                actions = plain + (ks - 1) * families + (kind - plain)
+                self.column[1:, c] = self.classes.first_class[actions] + label
+        scored = self.column >= 0
+        self.parameter = np.ones(self.classes.n_classes, dtype=np.int64)
+        self.kind_class = np.full(self.classes.n_classes, -1, dtype=np.int64)
+        self.parameter[self.column[scored]] = np.nonzero(scored)[0]
+        self.kind_class[self.column[scored]] = np.nonzero(scored)[1]
+
+    def rows(self, system_id, states, rows, addresses, word_offsets) -> CandidateRows:
+        """The `CandidateRows` of configurations rows of a state matrix for a scorer that
+        reads `addresses` (`compile_addresses`' program and wanted)."""
+        program, wanted = addresses
+        widest = int(states[:, st.N].max()) if len(states) else 0
+        positions = np.empty((len(rows) * (widest + 1), len(wanted)), dtype=np.int64)
+        parameter = np.empty(len(positions), dtype=np.int64)
+        first = np.zeros(len(rows) + 1, dtype=np.int64)
+        count = candidate_rows(system_id, states, rows, program, wanted, word_offsets,
+                               positions, parameter, first)
+        return CandidateRows(positions[:count], parameter[:count], first,
+                             self.column[parameter[:count]], self)
+
+
+class CandidateRows(NamedTuple):
+    """What a stepped scorer scores for a parameterised system in one step: a row of
+    positions per configuration (its plain actions and k = 1) and per legal candidate
+    k >= 2 (the configuration with FOCUS = i_k), the rows of configuration r being
+    first[r] .. first[r + 1] - 1 in increasing k; the scorer scores each row's model
+    classes, `spread` makes them the configurations' decisions."""
+
+    positions: np.ndarray  # int64 [candidate rows, addresses] (`steps.positions`)
+    parameter: np.ndarray  # int64 [candidate rows]: the row's k
+    first: np.ndarray  # int64 [configurations + 1]
+    column: np.ndarray  # int64 [candidate rows, model classes]: their decisions (-1: none)
+    decisions: Decisions
+
+    def spread(self, scores: np.ndarray) -> np.ndarray:
+        """The decision scores [configurations, decisions] of model class scores [candidate
+        rows, model classes]: -inf for decisions no row scores (illegal ones)."""
+        out = np.full((len(self.first) - 1, self.decisions.classes.n_classes), -np.inf)
+        owner = np.repeat(np.arange(len(self.first) - 1), np.diff(self.first))
+        scored = self.column >= 0
+        out[np.broadcast_to(owner[:, None], scored.shape)[scored], self.column[scored]] = \
+            scores[scored]
+        return out
+
+    def cells(self, configurations: np.ndarray, decisions: np.ndarray):
+        """(candidate rows, model classes) where decision decisions[q] of configuration
+        configurations[q] is scored."""
+        k = self.decisions.parameter[decisions]
+        row = np.array([self.first[r] + np.searchsorted(
+            self.parameter[self.first[r] : self.first[r + 1]], kq)
+            for r, kq in zip(configurations, k)], dtype=np.int64)
+        return row, self.decisions.kind_class[decisions]
+
+
+@njit(cache=True)
+def candidate_rows(system_id, states, rows, program, wanted, word_offsets, positions,
+                   parameter, first):
+    """Fill `CandidateRows`' positions, parameter and first for configurations rows of a
+    state matrix (`arcwise.transition.steps.positions`' arguments); returns the count of
+    rows.  k = 1 is the configuration itself; k >= 2 with a legal left-arc-k or right-arc-k
+    is Covington's configuration after k - 1 No-Arcs (FOCUS = i_k), as the perceptron's
+    candidate table reads it (`score`)."""
+    mask = np.zeros(systems.n_actions(system_id, widest(states)), dtype=np.bool_)
+    view = np.empty(states.shape[1], dtype=states.dtype)
+    found = np.empty(wanted.shape[0], dtype=np.int64)
+    p = 0
+    for r in range(rows.shape[0]):
+        b = rows[r]
+        state = states[b]
+        first[r] = p
+        mask[:] = False
+        systems.legal(system_id, state, mask)
+        view[:] = state
+        i = state[st.FOCUS]
+        for x in range(i, min(i, nl.first_word(state)) - 1, -1):  # x = i_k
+            k = i - x + 1
+            if k == 1 or mask[nl.left_arc(k)] or mask[nl.right_arc(k)]:
+                view[st.FOCUS] = x
+                position_row(system_id, view, program, wanted, word_offsets[b], found,
+                             positions[p])
+                parameter[p] = k
+                p += 1
+    first[rows.shape[0]] = p
+    return p

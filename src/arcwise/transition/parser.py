@@ -432,7 +432,9 @@ class ScorerParser(TransitionParser):
                      self.classes.labels.index(self.root_label), trace)
 
     def meta(self) -> dict[str, Any]:
-        return {**super().meta(), "model": self.scorer.kind, "scorer": self.scorer.meta()}
+        layout = candidates.layout(self.kernels)  # how a parameterised system's are scored
+        return {**super().meta(), "model": self.scorer.kind, "scorer": self.scorer.meta(),
+                **({} if layout is None else {"candidates": layout})}
 
     def training_options(self) -> dict[str, Any]:
         """The options that train a parser like this one (`Parser.training_options`)."""
@@ -461,6 +463,10 @@ class ScorerParser(TransitionParser):
             classes = pc.ClassSet.for_system(kernels, meta["labels"])
             if classes.to_json() != meta["classes"]:
                 raise ArcwiseError(f"{source}: the model's classes differ from {system}'s")
+            layout = candidates.layout(kernels)
+            if meta.get("candidates") != layout:
+                raise ArcwiseError(f"{source}: the model scores {system}'s candidates as "
+                                   f"{meta.get('candidates')}, this arcwise as {layout}")
             vocabularies = Vocabularies.from_dict(meta["vocabularies"])
             scorer_meta = meta["scorer"]
             make_scorer = scorer_class(meta["model"], source)

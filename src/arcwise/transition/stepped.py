@@ -4,6 +4,10 @@ Many sentences advance together, one transition each per step, through the
 compiled batched steps of `arcwise.transition.steps`; the scorer is called once per
 step for every configuration still running.  `ScorerParser` is the parser of
 such a model; `train_epoch` one pass of training over a treebank.
+
+The steps choose among the *decisions* of a configuration: the model's classes for a
+fixed system; for a parameterised system (covington-nl) its (action id, label) pairs,
+which the scorer scores from a row per candidate k (`arcwise.transition.candidates.Decisions`).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import numpy as np
 
 from arcwise.features.templates import compile_addresses
 from arcwise.learn import perceptron as pc
-from arcwise.transition import steps
+from arcwise.transition import candidates, steps
 
 STOPPED = np.iinfo(np.int64).max // 2  # a step count that takes a row out of `running_rows`
 
@@ -30,17 +34,32 @@ class Stepper:
         self.counts = np.zeros(len(self.sizes), dtype=np.int64)
         self.addresses = (compile_addresses(scorer.addresses, kernels.system_id)
                           if scorer.addresses else None)
+        # what the steps choose among: the classes, or a parameterised system's decisions
+        self.candidates = None
+        self.decisions = classes
+        if kernels.parameterised is not None:
+            if self.addresses is None:
+                raise ValueError(f"{kernels.name}'s candidates are scored from the words a "
+                                 "scorer reads (addresses)")
+            self.candidates = candidates.Decisions(kernels, classes,
+                                                   int(self.sizes.max(initial=0)))
+            self.decisions = self.candidates.classes
 
     def running(self) -> np.ndarray:
         return steps.running_rows(self.kernels.system_id, self.states, self.counts)
 
     def legal(self, rows: np.ndarray) -> np.ndarray:
-        legal = np.zeros((len(rows), self.classes.n_classes), dtype=np.bool_)
+        legal = np.zeros((len(rows), self.decisions.n_classes), dtype=np.bool_)
         steps.legal_classes(self.kernels.system_id, self.states, rows,
-                            self.classes.transition, legal)
+                            self.decisions.transition, legal)
         return legal
 
-    def positions(self, rows: np.ndarray) -> np.ndarray:
+    def positions(self, rows: np.ndarray) -> np.ndarray | candidates.CandidateRows:
+        """The words the scorer reads: [rows, addresses], or a parameterised system's
+        `CandidateRows` (a row per candidate k)."""
+        if self.candidates is not None:
+            return self.candidates.rows(self.kernels.system_id, self.states, rows,
+                                        self.addresses, self.batch.offsets)
         if self.addresses is None:  # a scorer that reads the whole configuration
             return np.empty((len(rows), 0), dtype=np.int64)
         program, wanted = self.addresses
@@ -51,7 +70,7 @@ class Stepper:
 
     def apply(self, rows: np.ndarray, classes: np.ndarray) -> None:
         steps.apply(self.kernels.system_id, self.states, rows, classes,
-                    self.classes.transition, self.classes.label, self.counts)
+                    self.decisions.transition, self.decisions.label, self.counts)
         self.counts[rows[classes < 0]] = STOPPED
 
     def trees(self, root_label: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -68,6 +87,7 @@ def parse(scorer, kernels, classes: pc.ClassSet, batch, root_label: int, trace: 
     and with trace also (built_by, reheadings, reheading_offsets)."""
     context = scorer.encode(batch, train=False)
     stepper = Stepper(kernels, classes, scorer, batch)
+    decisions = stepper.decisions
     if trace:
         built_by = np.full(len(batch.words), -1, dtype=np.int32)
         room = steps.reheading_room(batch.offsets)
@@ -79,7 +99,7 @@ def parse(scorer, kernels, classes: pc.ClassSet, batch, root_label: int, trace: 
         best = scorer.best(context, scores, legal)
         if trace:
             steps.traced_apply_rows(kernels.system_id, stepper.states, rows, best,
-                                    classes.transition, classes.label, stepper.counts,
+                                    decisions.transition, decisions.label, stepper.counts,
                                     batch.offsets, built_by, room, reheadings, counts)
             stepper.counts[rows[best < 0]] = STOPPED
         else:
@@ -103,6 +123,7 @@ def train_batch(scorer, kernels, oracle, classes: pc.ClassSet, batch, gold: tupl
     gold_label = np.maximum(batch.deprel - 2, -1).astype(np.int32)  # vocabulary -> label id
     context = scorer.encode(batch, train=True)
     stepper = Stepper(kernels, classes, scorer, batch)
+    decisions = stepper.decisions
     configurations = 0
     while len(rows := stepper.running()):
         legal = stepper.legal(rows)
@@ -112,8 +133,9 @@ def train_batch(scorer, kernels, oracle, classes: pc.ClassSet, batch, gold: tupl
         target, follow = steps.oracle_step(
             kernels.system_id, oracle.variant, bound, dynamic, stepper.states, rows, legal,
             scores, predicted, gold_flat, gold_offsets, gold_label, batch.offsets,
-            classes.transition, classes.label, classes.first_class, classes.takes_label,
-            policy, explore_p, aggressive_p, rng.random((len(rows), 2)), zero_cost,
+            decisions.transition, decisions.label, decisions.first_class,
+            decisions.takes_label, policy, explore_p, aggressive_p,
+            rng.random((len(rows), 2)), zero_cost,
         )
         scorer.learn(context, target, zero_cost, legal)  # rows without a target learn nothing
         configurations += int((target >= 0).sum())

@@ -82,10 +82,17 @@ def positions(system_id, states, rows, program, wanted, word_offsets, out):
     found = np.empty(wanted.shape[0], dtype=np.int64)
     for r in range(rows.shape[0]):
         b = rows[r]
-        address_words(system_id, states[b], program, wanted, found)
-        for k in range(wanted.shape[0]):
-            w = found[k]
-            out[r, k] = word_offsets[b] + w if w >= 0 else -1
+        position_row(system_id, states[b], program, wanted, word_offsets[b], found, out[r])
+
+
+@njit(cache=True)
+def position_row(system_id, state, program, wanted, offset, found, out):
+    """One configuration's row of `positions`: out[k] = offset + the word at address
+    wanted[k] (-1 where there is none); found: work space of len(wanted)."""
+    address_words(system_id, state, program, wanted, found)
+    for k in range(wanted.shape[0]):
+        w = found[k]
+        out[k] = offset + w if w >= 0 else -1
 
 
 @njit(cache=True)

@@ -339,11 +339,9 @@ def check_options(system: str, *, oracle: str = DEFAULT_ORACLE, bound: str | Non
                              f"only, not {system}")
         oracle_options = {**oracle_options, "priority": oracle_priority}
     ts = registry.get(system, **oracle_options)
-    if ts.kernels.parameterised is not None and (model != "perceptron"
-                                                 or stepped_batch is not None):
-        raise ValueError(f"{system} has an action per k (left-arc-k): its candidates are "
-                         "scored by the perceptron's fused loops only, not yet by a stepped "
-                         "scorer (model='bilstm', stepped_batch)")
+    if ts.kernels.parameterised is not None and stepped_batch is not None:
+        raise ValueError(f"{system} has an action per k (left-arc-k): the perceptron scores "
+                         "its candidates in its fused loops (stepped_batch=None)")
     check_feature_model(system, feature_model)
     if neural:
         check_neural(neural, ts.kernels.system_id)

@@ -1,6 +1,12 @@
 """The BiLSTM scorer of Kiperwasser & Goldberg (2016), as the 2018 paper trains it: a
 BiLSTM over the words, the feature words' vectors concatenated, an MLP scoring every
-labeled transition (`BiLSTMScorer`, behind `arcwise.transition.scorers.scorer.Scorer`)."""
+labeled transition (`BiLSTMScorer`, behind `arcwise.transition.scorers.scorer.Scorer`).
+
+Non-local Covington (covington-nl; Fernández-González & Gómez-Rodríguez 2018) scores each
+candidate k from its own words: the MLPs score the kinds (shift, left-arc, right-arc) with
+their labels at a row of positions per candidate, the configuration's own for shift and
+k = 1, that of the configuration with FOCUS = i_k for k >= 2
+(`arcwise.transition.candidates.CandidateRows`); every legal k is scored."""
 
 from __future__ import annotations
 
@@ -31,6 +37,7 @@ from arcwise.learn.neural import (
     torch,
     vocabulary_sizes,
 )
+from arcwise.transition.candidates import CandidateRows
 from arcwise.transition.steps import best_legal
 
 try:
@@ -95,9 +102,14 @@ class Context:
         self.guide_heads = guide_heads  # a guided batch's: each word's guide head's row, or -1
         self.vectors = vectors
         self.shares = shares  # `Network.first_layers` of the vectors
-        self.last_positions: np.ndarray | None = None  # of the last `scores` call, for `learn`
+        # positions and scores of the last `scores` call, for `learn`
+        self.last_positions: np.ndarray | CandidateRows | None = None
+        self.last_scores: np.ndarray | None = None
         # (positions, right classes, wrong classes) of each `learn` call's configurations
         self.learned: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        # a parameterised system's: (positions, class) of each learned configuration's best
+        # right decision, then of its best wrong one
+        self.pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         self.configurations = 0
 
 
@@ -204,12 +216,17 @@ class BiLSTMScorer:
         return transition
 
     def scores(self, context: Context, states: np.ndarray, rows: np.ndarray,
-               positions: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """Class scores of the configurations (positions: -1 = no word -> missing vector)."""
+               positions: np.ndarray | CandidateRows, legal: np.ndarray) -> np.ndarray:
+        """Class scores of the configurations (positions: -1 = no word -> missing vector);
+        with `CandidateRows`, decision scores, each from its candidate's row."""
+        candidate = isinstance(positions, CandidateRows)
         with torch.no_grad():
-            scores = self.class_scores(context, positions)
-        context.last_positions = positions
-        return scores.cpu().numpy().astype(np.float64)
+            scores = self.class_scores(context, positions.positions if candidate else positions)
+        scores = scores.cpu().numpy().astype(np.float64)
+        if candidate:
+            scores = positions.spread(scores)
+        context.last_positions, context.last_scores = positions, scores
+        return scores
 
     def best(self, context: Context, scores: np.ndarray, legal: np.ndarray) -> np.ndarray:
         return best_legal(scores, legal)
@@ -221,21 +238,43 @@ class BiLSTMScorer:
         wrong = legal & ~zero_cost
         has = zero_cost.any(1) & wrong.any(1)
         context.configurations += len(zero_cost)
-        if has.any():
-            context.learned.append((context.last_positions[has], zero_cost[has], wrong[has]))
+        if not has.any():
+            return
+        positions = context.last_positions
+        if isinstance(positions, CandidateRows):
+            # the hinge's gradient reaches the best right and the best wrong decision
+            # only: keep their rows, not every candidate's
+            scores, rows = context.last_scores[has], np.flatnonzero(has)
+            right = positions.cells(rows, best_legal(scores, zero_cost[has]))
+            worst = positions.cells(rows, best_legal(scores, wrong[has]))
+            context.pairs.append((positions.positions[right[0]], right[1],
+                                  positions.positions[worst[0]], worst[1]))
+        else:
+            context.learned.append((positions[has], zero_cost[has], wrong[has]))
 
     def update(self, context: Context) -> float:
         """One Adam step on the hinge loss of the batch's learned configurations (the best
         right class 1 above the best wrong one), summed and averaged over all its scored
         configurations; returns that loss.  The scores are computed again, all at once,
-        with gradients: the network does not change within a batch."""
-        if not context.learned:
+        with gradients: the network does not change within a batch (a parameterised
+        system's: the rows of the best right and the best wrong decision, `learn`)."""
+        if context.pairs:
+            right, right_class, wrong, wrong_class = (np.concatenate(k)
+                                                      for k in zip(*context.pairs))
+            scores = self.class_scores(context, np.concatenate([right, wrong]))
+            rows = torch.arange(len(right), device=self.device)
+            best_right = scores[rows, torch.from_numpy(right_class).to(self.device)]
+            best_wrong = scores[len(right) + rows, torch.from_numpy(wrong_class).to(self.device)]
+        elif context.learned:
+            positions, right, wrong = (np.concatenate(k) for k in zip(*context.learned))
+            scores = self.class_scores(context, positions)
+            low = torch.finfo(scores.dtype).min
+            best_right = scores.masked_fill(~torch.from_numpy(right).to(self.device),
+                                            low).max(1).values
+            best_wrong = scores.masked_fill(~torch.from_numpy(wrong).to(self.device),
+                                            low).max(1).values
+        else:
             return 0.0
-        positions, right, wrong = (np.concatenate(k) for k in zip(*context.learned))
-        scores = self.class_scores(context, positions)
-        low = torch.finfo(scores.dtype).min
-        best_right = scores.masked_fill(~torch.from_numpy(right).to(self.device), low).max(1).values
-        best_wrong = scores.masked_fill(~torch.from_numpy(wrong).to(self.device), low).max(1).values
         loss = torch.clamp(1 - best_right + best_wrong, min=0).sum() / max(
             context.configurations, 1)
         self.optimizer.zero_grad()

@@ -13,7 +13,11 @@ only turns configurations into class scores and learns from the oracle:
 `states` is the state matrix (`arcwise.transition.steps`), `rows` its rows being scored,
 `positions[r, k]` the batch word (a row of the batch's flat word arrays) at
 address `scorer.addresses[k]` (a base position, then tree moves: ``S0``, ``S0.l``) of
-configuration rows[r] (-1 where there is none), `legal[r, c]` whether class c is legal there.  Implementations: the
+configuration rows[r] (-1 where there is none), `legal[r, c]` whether class c is legal there.
+For a parameterised system (covington-nl) the classes of a step are its decisions (action
+id, label) and `positions` is a `arcwise.transition.candidates.CandidateRows`: a row per
+candidate k, whose classes' scores `CandidateRows.spread` makes decision scores; only a
+scorer that reads addresses takes it (the BiLSTM).  Implementations: the
 BiLSTM (`arcwise.learn.neural`) and the averaged perceptron
 (`arcwise.transition.scorers.perceptron`), which also keeps its own fused compiled
 loops (`arcwise.transition.train`, `arcwise.transition.parser`), the faster path for it.
