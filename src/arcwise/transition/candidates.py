@@ -126,6 +126,8 @@ def score(system_id, state, program, candidates, weights, words, work, learning)
     ψ of x does not change while j is the buffer front (`compile_candidate_table`), so
     it is computed once per (x, j) and kept (work.computed_for), with its sums while
     parsing; learning (the weights change between transitions) sums it again each time.
+    The new ψ are all extracted before any sum, W_T's rows of each prefetched
+    (`arcwise.learn.perceptron.prefetch_rows`): they load while the next is hashed.
     """
     # the arrays out of the tuple once: each use of a tuple's array counts a reference
     mask, scores, sums = work.mask, work.scores, work.sums
