@@ -57,6 +57,7 @@ import numpy as np
 from arcwise.core import arrays
 from arcwise.core.errors import ArcwiseError, MissingArray
 from arcwise.core.jit import njit
+from arcwise.core.prefetch import prefetch
 from arcwise.features.hashing import bucket, is_power_of_two
 
 MAX_WEIGHTS_PER_TABLE = 2**24
@@ -218,17 +219,31 @@ def _transition_column(c, n_unlabeled, n_labels):
     return c if c < n_unlabeled else n_unlabeled + (c - n_unlabeled) // n_labels
 
 
+@njit(cache=True, inline="always")
+def prefetch_rows(table, features, first, width):
+    """Start loading table[bucket(f), first : first + width] for every f in features
+    (`arcwise.core.prefetch`; what `sum_rows` reads): a hint, no result changes."""
+    rows = table.shape[0]
+    for f in range(features.shape[0]):
+        row = bucket(features[f], rows)
+        prefetch(table, row, first)
+        prefetch(table, row, first + width - 1)
+
+
 @njit(cache=True)
 def sum_rows(table, features, first, out):
     """out[k] = Σ_f table[bucket(f), first + k] for every k < len(out), each sum in float64
     and in the order of the features (so the result does not depend on how it is computed).
 
-    A few columns (W_T's transitions) are summed four at a time in registers;
-    a wide slice (an arc's labels in W_L) row by row into a local array, which
-    the compiler vectorizes and which reads each row's slice front to back.
+    Every row's slice is prefetched first (`arcwise.core.prefetch`: the rows are loaded
+    together, not one after the other).  A few columns (W_T's transitions) are then summed
+    four at a time in registers; a wide slice (an arc's labels in W_L) row by row into a
+    local array, which the compiler vectorizes and which reads each row's slice front to
+    back.
     """
     rows = table.shape[0]
     width = out.shape[0]
+    prefetch_rows(table, features, first, width)
     if width > 8:
         sums = arrays.zeros(width, dtype=np.float64)
         for f in range(features.shape[0]):

@@ -147,6 +147,8 @@ def score(system_id, state, program, candidates, weights, words, work, learning)
     ψ of x does not change while j is the buffer front (`compile_candidate_table`), so
     it is computed once per (x, j) and kept (work.computed_for), with its sums while
     parsing; learning (the weights change between transitions) sums it again each time.
+    The new ψ are all extracted before any sum, W_T's rows of each prefetched
+    (`arcwise.learn.perceptron.prefetch_rows`): they load while the next is hashed.
     """
     # the arrays out of the tuple once: each use of a tuple's array counts a reference
     mask, scores, sums = work.mask, work.scores, work.sums
@@ -155,36 +157,41 @@ def score(system_id, state, program, candidates, weights, words, work, learning)
     scores[:] = -np.inf
     scale = weights.transition_scale
     extract(system_id, state, program, words, work.features, work.label_features)
+    # W_T's rows of φ and of each new ψ loading while the next ψ is extracted
+    pc.prefetch_rows(weights.transition, work.features, nl.SHIFT, nl.RIGHT_ARC + 1)
+    positioned = False  # positions holds this configuration's bases (R0..R2 for every x)
+    i, j = state[st.FOCUS], st.buffer_get(state, 0)
+    first = nl.first_word(state)
+    for x in range(i - 1, first - 1, -1):  # x = i_k, k >= 2
+        k = i - x + 1
+        if computed_for[x] == j or not (mask[nl.left_arc(k)] or mask[nl.right_arc(k)]):
+            continue
+        if not positioned:
+            base_positions(system_id, state, positions)
+            positioned = True
+        nl.candidate_positions(state, x, positions)
+        focus, front = focus_words(system_id, positions)
+        inner_positions(focus, front, positions)
+        extract_at(system_id, state, positions, candidates, words, work.at, work.summary,
+                   work.label_sets, work.values, features, work.no_labels)
+        for t in range(features.shape[0]):
+            kept[x, t] = features[t]
+        pc.prefetch_rows(weights.transition, features, nl.LEFT_ARC, 2)
     pc.sum_rows(weights.transition, work.features, nl.SHIFT, sums)
     for a in range(nl.RIGHT_ARC + 1):
         if mask[a]:
             scores[a] = sums[a] * scale
-    positioned = False  # positions holds this configuration's bases (R0..R2 for every x)
-    i, j = state[st.FOCUS], st.buffer_get(state, 0)
-    for x in range(i - 1, nl.first_word(state) - 1, -1):  # x = i_k, k >= 2
+    for x in range(i - 1, first - 1, -1):
         k = i - x + 1
         left, right = nl.left_arc(k), nl.right_arc(k)
         if not (mask[left] or mask[right]):
             continue
-        fresh = computed_for[x] != j
-        if fresh:
-            if not positioned:
-                base_positions(system_id, state, positions)
-                positioned = True
-            nl.candidate_positions(state, x, positions)
-            focus, front = focus_words(system_id, positions)
-            inner_positions(focus, front, positions)
-            extract_at(system_id, state, positions, candidates, words, work.at, work.summary,
-                       work.label_sets, work.values, features, work.no_labels)
-            for t in range(features.shape[0]):
-                kept[x, t] = features[t]
-            computed_for[x] = j
-        elif learning:
+        if computed_for[x] != j or learning:  # its ψ new to j (just extracted), or learning
             for t in range(features.shape[0]):
                 features[t] = kept[x, t]
-        if fresh or learning:
             pc.sum_rows(weights.transition, features, nl.LEFT_ARC, pair)
             kept_sums[x, 0], kept_sums[x, 1] = pair[0], pair[1]
+            computed_for[x] = j
         if mask[left]:
             scores[left] = kept_sums[x, 0] * scale
         if mask[right]:
