@@ -30,6 +30,18 @@ GRIDS = [BENCH.parent / "experiments" / f"{name}.toml"
                       "arc-eager-nm")]
 # grids whose cells live in a folder of their own, not in --results (they ran on their own)
 RESULTS_OF = {"buffer-2012-malt": BENCH / "results" / "buffer-2012-malt"}
+# grids run on other treebanks (--other-treebanks; reported, not trained, here): the grid, the
+# folder of its cells, what the treebanks are, the commands that made them
+ON_OTHER_TREEBANKS = [
+    (BENCH.parent / "experiments" / "buffer-2012.toml",
+     BENCH / "results" / "buffer-2012-function-heads",
+     "on UD treebanks with adpositions and subordinators as heads (bench/function_heads.py)",
+     "`bench/function_heads.py --data ../shared/data/ud --out FH --treebanks Italian-ParTUT,"
+     "Swedish-LinES,Czech-CLTT,Portuguese-Bosque,Chinese-GSD`, then `arcwise experiment "
+     "experiments/buffer-2012.toml --data FH --other-treebanks all --configurations "
+     "'arc-eager:static,arc-eager+lba:static,arc-eager+rba:static' "
+     "-o bench/results/buffer-2012-function-heads`"),
+]
 
 
 def section(grids: list, results: dict[str, list[dict]], command: str) -> str:
@@ -56,6 +68,10 @@ def section(grids: list, results: dict[str, list[dict]], command: str) -> str:
         total = len(grid.treebanks) * len(grid.configurations) * len(grid.seeds)
         out += ["", grid_report.markdown(grid, results[grid.name], total, level=3,
                                          cells_table=False).rstrip(), *report.notes(grid.name)]
+    for path, results_dir, on, commands in ON_OTHER_TREEBANKS:
+        text, _ = report.grid_report(path, results_dir, on=on)
+        if text:
+            out += ["", text, "", f"- Commands: {commands}", *report.notes(results_dir.name)]
     order = [c.name for g in grids for c in g.configurations]
     cells = grid_report.every_cell(list(every.values()), list(dict.fromkeys(order)))
     out += ["", f"### {cells.title}", "", cells.markdown()]

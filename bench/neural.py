@@ -201,31 +201,18 @@ def write_section() -> None:
 def grid_section() -> list[str]:
     """The lines of the grids' reports (`GRIDS`), from their finished cells, each followed by
     its notes, if any; a grid without cells: nothing."""
-    import dataclasses
-
     import report
-
-    from arcwise.experiments import grid as grids
-    from arcwise.experiments import report as grid_report
-    from arcwise.experiments.cells import load_results
-    from arcwise.experiments.run import finished
 
     lines = []
     for path, results_dir, data, other in GRIDS:
-        grid = grids.load(path, None)
-        if other:
-            cells = load_results(results_dir) if results_dir.is_dir() else {}
-            treebanks = sorted({r["cell"]["treebank"] for r in cells.values()})
-            grid = dataclasses.replace(grid, treebanks=tuple(treebanks),
-                                       title=f"{grid.title}, on treebanks nobody tuned for")
-        results = finished(grid, results_dir) if results_dir.exists() else []
-        if not results:
+        text, _ = report.grid_report(path, results_dir,
+                                     on="on treebanks nobody tuned for" if other else None)
+        if not text:
             continue
-        total = len(grid.treebanks) * len(grid.configurations) * len(grid.seeds)
         command = (f"arcwise experiment experiments/{path.name} --data {data} -o "
                    f"bench/results/{results_dir.name}"
                    + (" --other-treebanks all" if other else ""))
-        lines += ["", grid_report.markdown(grid, results, total, level=3).rstrip(), "",
+        lines += ["", text, "",
                   f"- Command: `{command}` (it resumes: a run may span sessions); each cell "
                   "trains on one torch thread.",
                   *report.notes(results_dir.name, results_dir.parent.parent / "RESULTS.md")]

@@ -89,6 +89,41 @@ def notes(name: str, results_md: Path = RESULTS_MD) -> list[str]:
     return ["", path.read_text().strip()] if path.exists() else []
 
 
+def grid_report(grid_path: Path, results_dir: Path, *, on: str | None = None, level: int = 3,
+                cells_table: bool = True) -> tuple[str, list[dict]]:
+    """The Markdown report of an `arcwise experiment` grid from its finished cells in
+    results_dir, and those cells ("" and [] if none).  on: the grid ran on other treebanks
+    (--other-treebanks), those of its cells, described by `on` in the title."""
+    import dataclasses
+
+    from arcwise.experiments import grid as grids
+    from arcwise.experiments import report as grid_report_of
+    from arcwise.experiments.cells import load_results
+    from arcwise.experiments.run import finished
+
+    grid = grids.load(grid_path, None)
+    if on is not None:  # its treebanks and configurations: those of its cells
+        cells = load_results(results_dir) if results_dir.is_dir() else {}
+        ran = {r["cell"]["config"]["name"] for r in cells.values()}
+        choices = tuple(c for c in grid.choices if ran.issuperset(c.candidates))
+        named = ran | {c.name for c in choices}
+        tables = tuple(dataclasses.replace(
+            t, columns=tuple(c for c in t.columns if c[1] in named),
+            arc_shares=tuple(a for a in t.arc_shares if a[1] in ran)) for t in grid.tables)
+        grid = dataclasses.replace(
+            grid, treebanks=tuple(sorted({r["cell"]["treebank"] for r in cells.values()})),
+            title=f"{grid.title}, {on}",
+            configurations=tuple(c for c in grid.configurations if c.name in ran),
+            choices=choices, tables=tuple(t for t in tables if t.columns),
+            contrasts=tuple(c for c in grid.contrasts if {c.a, c.b} <= named))
+    results = finished(grid, results_dir) if results_dir.exists() else []
+    if not results:
+        return "", []
+    total = len(grid.treebanks) * len(grid.configurations) * len(grid.seeds)
+    text = grid_report_of.markdown(grid, results, total, level=level, cells_table=cells_table)
+    return text.rstrip(), results
+
+
 SECTIONS_START = "<!-- the sections -->"
 
 
