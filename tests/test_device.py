@@ -136,7 +136,7 @@ def test_every_network_keeps_its_tensors_on_its_device():
                           pc.ClassSet.for_system(kernels, ["root", "dep"]),
                           vocabulary_sizes(vocabularies), Sizes(**sizes), chars=chars)
     context = scorer.encode(batch, train=False)
-    positions = np.array([[0, 1, -1, 2, 3, -1, 4, 5][: len(scorer.addresses)]] * 3)
+    positions = np.array([np.resize([0, 1, -1, 2, 3, -1, 4, 5], len(scorer.addresses))] * 3)
     assert scorer.class_scores(context, positions).device.type == "meta"
 
     network = BiaffineNetwork(vocabulary_sizes(vocabularies), len(vocabularies.deprel),
