@@ -176,9 +176,11 @@ class InProcesses:
                 yield sentences
         except BrokenExecutor:
             raise self._died() from None
-        finally:
-            for future in waiting:
-                future.cancel()
+        # Futures still waiting are not cancelled here: the pool's shutdown cancels them
+        # (`local_pool`).  A future cancelled here and then failed by a killed pool would
+        # crash CPython 3.11's pool manager thread (its terminate_broken sets an exception
+        # on it: InvalidStateError), which then never stops the pool's queues, and the
+        # process hangs at exit.
 
     def _died(self) -> ArcwiseError:
         """What the user is told when a worker died: starting, or parsing."""
