@@ -27,9 +27,9 @@ import report
 BENCH = Path(__file__).resolve().parent
 GRIDS = [BENCH.parent / "experiments" / f"{name}.toml"
          for name in ("covington-2017", "two-planar-2018", "buffer-2012", "buffer-2012-malt",
-                      "arc-eager-nm")]
+                      "arc-eager-nm", "covington-nl-2018")]
 # grids whose cells live in a folder of their own, not in --results (they ran on their own)
-RESULTS_OF = {"buffer-2012-malt": BENCH / "results" / "buffer-2012-malt"}
+RESULTS_OF = {name: BENCH / "results" / name for name in ("buffer-2012-malt", "covington-nl-2018")}
 # grids run on other treebanks (--other-treebanks; reported, not trained, here): the grid, the
 # folder of its cells, what the treebanks are, the commands that made them
 ON_OTHER_TREEBANKS = [
