@@ -71,7 +71,8 @@ def section(grids: list, results: dict[str, list[dict]], command: str) -> str:
     for path, results_dir, on, commands in ON_OTHER_TREEBANKS:
         text, _ = report.grid_report(path, results_dir, on=on)
         if text:
-            out += ["", text, "", f"- Commands: {commands}", *report.notes(results_dir.name)]
+            out += ["", text, "", f"- Commands: {commands}",
+                    *report.notes(results_dir.name, results_dir.parent.parent / "RESULTS.md")]
     order = [c.name for g in grids for c in g.configurations]
     cells = grid_report.every_cell(list(every.values()), list(dict.fromkeys(order)))
     out += ["", f"### {cells.title}", "", cells.markdown()]

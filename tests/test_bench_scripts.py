@@ -110,6 +110,32 @@ def test_accuracy_main_writes_results_and_resumes(bench, tmp_path):
     assert accuracy.main(argv[2:]) == {"tiny": results}
 
 
+def test_a_grid_run_on_other_treebanks_reports_what_ran_with_its_notes(bench, tmp_path,
+                                                                         monkeypatch):
+    """bench/accuracy.py's ON_OTHER_TREEBANKS: a grid run with --other-treebanks and some of
+    its configurations is reported on the treebanks of its cells, with only the
+    configurations that ran (and the contrasts between them), then its notes."""
+    from arcwise.experiments import grid as grids
+    from arcwise.experiments.cells import selection
+    from arcwise.experiments.run import run_grid
+
+    _, accuracy = bench
+    tiny_treebank(tmp_path / "other" / "English-Other", 20)
+    grid_file = tmp_path / "tiny.toml"
+    grid_file.write_text(TINY_GRID)
+    grid = grids.on_treebanks(grids.load(grid_file, tmp_path / "other"), ["all"])
+    cells = tmp_path / "results" / "tiny-other"
+    run_grid(grid, cells, workers=1, allow_dirty=True,
+             select=selection(grid, None, ["covington:static"], None))
+    (tmp_path / "results" / "tiny-other-notes.md").write_text("#### So\n\nIt ran.")
+    monkeypatch.setattr(accuracy, "ON_OTHER_TREEBANKS",
+                        [(grid_file, cells, "on other treebanks", "`COMMANDS`")])
+    text = accuracy.section([], {}, "CMD")
+    assert "### Tiny, on other treebanks" in text and "| English-Other |" in text
+    assert "covington:dynamic" not in text  # it did not run: no column, no contrast
+    assert text.index("- Commands: `COMMANDS`") < text.index("#### So")
+
+
 def test_combination_main_trains_missing_models_then_reuses_them(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "bench"))
     import combination
