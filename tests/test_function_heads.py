@@ -23,6 +23,14 @@ def test_a_preposition_heads_its_noun_and_takes_what_lies_beyond_it():
     assert new_deprels == ("_", "nsubj", "root", "advmod", "obl", "det", "case")
 
 
+def test_a_marked_word_before_its_head_stays_under_the_marker():
+    # "In Paris he came": the labels swapped at Paris are not read again at "came"
+    heads, deprels = to_function_heads(np.array([-1, 2, 4, 4, 0]),
+                                       ("_", "case", "obl", "nsubj", "root"))
+    assert list(heads) == [-1, 4, 1, 4, 0]
+    assert deprels == ("_", "obl", "case", "nsubj", "root")
+
+
 def test_of_two_markers_the_farthest_heads_and_the_other_stays():
     # "from under the table": from (case), under (case) -> table
     heads = np.array([-1, 4, 4, 4, 0])

@@ -77,6 +77,7 @@ from arcwise.systems.base import gold_of
 from arcwise.transition.fused import wrong_heads
 from arcwise.transition.kernels import (
     final_tree,
+    mark_built,
     max_steps,
     parse_in_threads,
     rows,
@@ -384,10 +385,7 @@ def parse_sentence(system_id, options, program, candidates, weights, root_label,
                                     replaced)
         steps += 1
     final_tree(state, root_label, heads_out, labels_out)
-    heads = st.region(state, st.HEADS)
-    made_out[0] = False
-    for d in range(1, n + 1):
-        made_out[d] = heads[d] == heads_out[d]
+    mark_built(state, heads_out, made_out)
     return replaced
 
 

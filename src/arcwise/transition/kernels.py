@@ -62,6 +62,16 @@ def final_tree(state, root_label, heads_out, labels_out):
             w = heads_out[w]
 
 
+@njit(cache=True)
+def mark_built(state, heads_out, made_out):
+    """made_out[d]: was word d's head in heads_out built by the parser (not given by
+    `final_tree` to a headless word)?  made_out[0] is False."""
+    heads = st.region(state, st.HEADS)
+    made_out[0] = False
+    for d in range(1, state[st.N] + 1):
+        made_out[d] = heads[d] == heads_out[d]
+
+
 @njit(cache=True, inline="always")  # a call per configuration costs ~1 µs: its many arrays
 def best_legal_class(
     system_id, state, program, weights, class_transition, words,
@@ -119,10 +129,7 @@ def parse_sentence(
                                     built_by, reheadings, replaced)
         steps += 1
     final_tree(state, root_label, heads_out, labels_out)
-    heads = st.region(state, st.HEADS)
-    made_out[0] = False
-    for d in range(1, n + 1):
-        made_out[d] = heads[d] == heads_out[d]
+    mark_built(state, heads_out, made_out)
     return replaced
 
 

@@ -35,12 +35,11 @@ def to_function_heads(heads: np.ndarray, deprels: Sequence[str],
     `relations` as heads of the words they depend on (see the module docstring)."""
     heads = np.array(heads, dtype=np.int32)
     deprels = list(deprels)
-    original = heads.copy()
-    for h in range(1, len(heads)):
-        marked = [d for d in range(1, len(heads))
-                  if original[d] == h and base_relation(deprels[d]) in relations]
-        if not marked:
-            continue
+    marked_of: dict[int, list[int]] = {}  # content word -> its function-word dependents
+    for d in range(1, len(heads)):
+        if heads[d] > 0 and base_relation(deprels[d]) in relations:
+            marked_of.setdefault(int(heads[d]), []).append(d)
+    for h, marked in sorted(marked_of.items()):
         f = max(marked, key=lambda d: (abs(d - h), -d))
         beyond = [d for d in range(1, len(heads)) if heads[d] == h and d != f
                   and (d < f if f < h else d > f)]
